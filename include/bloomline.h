@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline: cache-line-blocked Bloom filters at memory speed. The only public header. */
+#ifndef BLOOMLINE_H
+#define BLOOMLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define BL_API
+#elif defined(__GNUC__)
+#define BL_API __attribute__((visibility("default")))
+#else
+#define BL_API
+#endif
+
+#define BLOOMLINE_VERSION_MAJOR 0
+#define BLOOMLINE_VERSION_MINOR 1
+#define BLOOMLINE_VERSION_PATCH 0
+#define BLOOMLINE_VERSION_STRING "0.1.0"
+
+/*
+ * Thread safety
+ * -------------
+ * - Any number of threads may call the read-only functions (bl_contains*, bl_get_info, bl_save,
+ *   bl_serialize, bl_export, ...) on a filter that no thread is modifying.
+ * - Adding keys is not thread-safe by default. A filter created with BL_FLAG_CONCURRENT may be
+ *   added to by many threads at once (bits are set with atomic OR, so no bit is ever lost) and
+ *   queried at the same time; a query racing with an add of the same key may answer either way.
+ * - Functions never print, abort or allocate outside create/load/deserialize/import/clone.
+ */
+
+/* Every function that can fail returns a bl_status. Codes are appended, never renumbered. */
+typedef enum bl_status {
+    BL_OK = 0,
+    BL_E_INVALID = 1,          /* an argument is invalid (NULL, n = 0, p outside (0,1), ...) */
+    BL_E_NOMEM = 2,            /* allocation failed */
+    BL_E_TOO_LARGE = 3,        /* the requested size overflows or exceeds a layout's limit */
+    BL_E_UNSUPPORTED = 4,      /* kernel unknown or not supported by this CPU, or op not valid for layout */
+    BL_E_MISMATCH = 5,         /* filters differ in identity (layout, geometry, hash, seed) */
+    BL_E_READ_ONLY = 6,        /* modifying a filter mapped read-only */
+    BL_E_IO = 7,               /* a system call failed; errno tells which */
+    BL_E_TRUNCATED = 8,        /* the file or buffer is shorter than its header says */
+    BL_E_BAD_MAGIC = 9,        /* not a bloomline file */
+    BL_E_BAD_VERSION = 10,     /* format version not understood by this build */
+    BL_E_BAD_LAYOUT = 11,      /* unknown layout or hash scheme in a header */
+    BL_E_BAD_GEOMETRY = 12,    /* sizes that overflow or disagree with each other or the data size */
+    BL_E_BAD_K = 13,           /* number of hash functions out of range for the layout */
+    BL_E_HEADER_CHECKSUM = 14, /* header checksum mismatch */
+    BL_E_PAYLOAD_CHECKSUM = 15,/* payload checksum mismatch */
+    BL_E_FORMAT = 16,          /* malformed foreign format (Parquet thrift header, Guava stream) */
+    BL_E_NOT_PRESENT = 17,     /* counting filter: removing a key that was provably never added */
+    BL_E_BUFFER_TOO_SMALL = 18 /* the caller's output buffer is too small */
+} bl_status;
+
+/* A static, human-readable description of a status code. */
+BL_API const char *bl_strerror(bl_status status);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Layouts and creation                                                                       */
+
+typedef enum bl_layout {
+    BL_LAYOUT_BLOCKED = 0,  /* native: one 64-byte line per key, k bits anywhere in it */
+    BL_LAYOUT_SBBF = 1,     /* Parquet split-block filter: 256-bit blocks, 8 bits per key */
+    BL_LAYOUT_CLASSIC = 2,  /* m bits, k positions over the whole array (Guava's scheme) */
+    BL_LAYOUT_COUNTING = 3, /* blocked with 4-bit counters: supports remove */
+    BL_LAYOUT_SCALABLE = 4  /* a growing chain of blocked stages: n need not be known */
+} bl_layout;
+
+typedef enum bl_hash_scheme {
+    BL_HASH_XXH3 = 1,        /* XXH3_64bits_withSeed over the key bytes (blocked, counting) */
+    BL_HASH_XXH64 = 2,       /* XXH64 over the key bytes; seed 0 for Parquet (sbbf) */
+    BL_HASH_MURMUR3_128 = 3  /* Murmur3 x64 128-bit over the key bytes (classic, Guava) */
+} bl_hash_scheme;
+
+/* Filter creation flags. */
+#define BL_FLAG_CONCURRENT 1u /* many threads may add at once (atomic OR) */
+
+/* Creation parameters. Initialise with bl_params_init, then set what you need. */
+typedef struct bl_params {
+    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow */
+    bl_layout layout;        /* default BL_LAYOUT_BLOCKED */
+    uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for */
+    double fpp;              /* target false-positive rate p in (0,1); default 0.01 */
+    double bits_per_key;     /* if > 0, size by bits per key instead of fpp */
+    unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing) */
+    uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for Parquet */
+    unsigned flags;          /* BL_FLAG_* */
+    const char *kernel;      /* "scalar", "avx2", "avx512", "neon", or NULL for BLOOMLINE_KERNEL/best */
+    double growth;           /* scalable: each stage this many times larger (default 2) */
+    double tightening;       /* scalable: each stage's rate is this times the previous (default 0.5) */
+} bl_params;
+
+/* Fill params with the defaults: blocked, p = 0.01, seed 0, automatic kernel. */
+BL_API void bl_params_init(bl_params *params);
+
+typedef struct bl_filter bl_filter;
+
+/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key). */
+BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
+
+/* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:
+ * 512 for blocked/counting lines... see docs) and k. Used by loaders and importers. */
+BL_API bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, unsigned k,
+                                    uint64_t seed, unsigned flags, const char *kernel);
+
+/* Free a filter (NULL is fine). */
+BL_API void bl_free(bl_filter *filter);
+
+/* Deep copy (a mapped filter becomes an in-memory, mutable one). */
+BL_API bl_status bl_clone(bl_filter **out, const bl_filter *filter);
+
+/* Reset every bit (and the keys-added count) to zero. */
+BL_API bl_status bl_clear(bl_filter *filter);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Keys. Three kinds: byte strings (any length, 0 included), uint64_t keys (hashed as their   */
+/* 8 little-endian bytes, so bl_add_u64(f, x) == bl_add(f, &x_le, 8)), and pre-hashed values. */
+
+BL_API bl_status bl_add(bl_filter *filter, const void *key, size_t len);
+BL_API bl_status bl_add_u64(bl_filter *filter, uint64_t key);
+BL_API bl_status bl_add_hash(bl_filter *filter, uint64_t hash);
+
+BL_API bool bl_contains(const bl_filter *filter, const void *key, size_t len);
+BL_API bool bl_contains_u64(const bl_filter *filter, uint64_t key);
+BL_API bool bl_contains_hash(const bl_filter *filter, uint64_t hash);
+
+/* The filter's own hash of a key, to pass later to the *_hash functions. */
+BL_API uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len);
+BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
+
+/* Batched calls: hashing, prefetching and probing are pipelined, so these are several times
+ * faster than loops of single calls on filters larger than the cache. Queries write one result
+ * per key (1 = may be present, 0 = certainly absent) into results (which may be NULL to count
+ * only) and store the number of hits in *hits (may be NULL). */
+BL_API bl_status bl_add_batch(bl_filter *filter, const void *const *keys, const size_t *lens,
+                              size_t n);
+BL_API bl_status bl_add_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n);
+BL_API bl_status bl_add_hash_batch(bl_filter *filter, const uint64_t *hashes, size_t n);
+
+BL_API size_t bl_contains_batch(const bl_filter *filter, const void *const *keys,
+                                const size_t *lens, size_t n, uint8_t *results);
+BL_API size_t bl_contains_u64_batch(const bl_filter *filter, const uint64_t *keys, size_t n,
+                                    uint8_t *results);
+BL_API size_t bl_contains_hash_batch(const bl_filter *filter, const uint64_t *hashes, size_t n,
+                                     uint8_t *results);
+
+/* Counting layout only: remove keys. Returns BL_E_NOT_PRESENT (and changes nothing for that key)
+ * when the key was provably never added; saturated counters are never decremented. */
+BL_API bl_status bl_remove(bl_filter *filter, const void *key, size_t len);
+BL_API bl_status bl_remove_u64(bl_filter *filter, uint64_t key);
+BL_API bl_status bl_remove_hash(bl_filter *filter, uint64_t hash);
+/* Batched remove; *absent (may be NULL) receives how many keys were reported not present. */
+BL_API bl_status bl_remove_batch(bl_filter *filter, const void *const *keys, const size_t *lens,
+                                 size_t n, size_t *absent);
+BL_API bl_status bl_remove_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n,
+                                     size_t *absent);
+
+/* Counting layout only: a read-only-serving copy where each counter > 0 becomes a set bit. It
+ * answers every query exactly as the counting filter does. */
+BL_API bl_status bl_freeze(bl_filter **out, const bl_filter *counting);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sizing                                                                                     */
+
+/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model. */
+BL_API bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bits,
+                                 unsigned *k);
+/* The geometry for n keys at a given bits-per-key budget, with the best k. */
+BL_API bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per_key,
+                                          uint64_t *bits, unsigned *k);
+/* The model's expected false-positive rate of a filter of this geometry holding n keys. */
+BL_API double bl_expected_fpp(bl_layout layout, uint64_t bits, unsigned k, uint64_t n);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Set operations, identity, estimates                                                        */
+
+/* True when a and b have the same layout, geometry, k, hash scheme and seed. */
+BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
+/* dst |= src (union) or dst &= src (intersection); BL_E_MISMATCH unless identities are equal. */
+BL_API bl_status bl_union(bl_filter *dst, const bl_filter *src);
+BL_API bl_status bl_intersect(bl_filter *dst, const bl_filter *src);
+
+typedef struct bl_info {
+    bl_layout layout;
+    const char *layout_name;   /* "blocked", "sbbf", "classic", "counting", "scalable" */
+    bl_hash_scheme hash;
+    const char *hash_name;     /* "xxh3", "xxh64", "murmur3_x64_128" */
+    uint64_t seed;
+    uint64_t bits;             /* total bits (counters x 4 for counting) over all stages */
+    size_t bytes;              /* payload bytes over all stages */
+    uint64_t blocks;           /* lines (blocked, counting), 256-bit blocks (sbbf), words (classic) */
+    unsigned k;
+    uint64_t design_keys;      /* n the filter was sized for (0 if unknown) */
+    double design_fpp;         /* p the filter was sized for (0 if unknown) */
+    uint64_t keys_added;       /* keys added (counting insert calls, duplicates included) */
+    bool keys_known;           /* false for filters imported from formats that do not record it */
+    double fill_ratio;         /* fraction of bits (or counters) that are non-zero */
+    double estimated_keys;     /* distinct keys estimated from the fill ratio */
+    double current_fpp;        /* expected rate now, from the fill ratio */
+    size_t stages;             /* scalable: number of stages (1 for the others) */
+    bool mapped;               /* payload is a read-only file mapping */
+    const char *kernel;        /* the probe kernel this filter uses */
+} bl_info;
+
+/* Describe a filter (walks the bit array to count the fill: O(size)). */
+BL_API bl_status bl_get_info(const bl_filter *filter, bl_info *info);
+/* Scalable layout: describe stage i (0 = oldest). */
+BL_API bl_status bl_get_stage_info(const bl_filter *filter, size_t stage, bl_info *info);
+
+BL_API const char *bl_layout_name(bl_layout layout);
+/* Parse "blocked", "sbbf", "classic", "counting", "scalable". */
+BL_API bl_status bl_layout_from_name(const char *name, bl_layout *layout);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernels                                                                                    */
+
+/* The kernel new filters get here: BLOOMLINE_KERNEL if set, else the best the CPU runs. NULL if
+ * BLOOMLINE_KERNEL names a kernel that is unknown or unsupported here. */
+BL_API const char *bl_kernel_name(void);
+/* The kernel a filter was bound to at creation. */
+BL_API const char *bl_filter_kernel(const bl_filter *filter);
+/* Whether a named kernel exists in this build and runs on this CPU. */
+BL_API bool bl_kernel_supported(const char *name);
+/* The i-th kernel compiled into this build (best first), or NULL past the end. */
+BL_API const char *bl_kernel_at(size_t i);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Persistence (docs/FORMAT.md)                                                               */
+
+/* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. */
+BL_API bl_status bl_save(const bl_filter *filter, const char *path);
+/* Load into memory (mutable); verifies both checksums. */
+BL_API bl_status bl_load(bl_filter **out, const char *path);
+/* Map read-only (zero copy, shared page cache). Verifies the header only; see bl_verify. */
+BL_API bl_status bl_map(bl_filter **out, const char *path);
+/* Verify the payload checksum (for mapped filters; O(size)). */
+BL_API bl_status bl_verify(const bl_filter *filter);
+
+/* Serialize into a caller buffer in the file format. bl_serialized_size gives the bytes needed. */
+BL_API bl_status bl_serialized_size(const bl_filter *filter, size_t *size);
+BL_API bl_status bl_serialize(const bl_filter *filter, void *buf, size_t cap, size_t *written);
+/* Deserialize (copying) from a buffer, validating everything; verifies both checksums. */
+BL_API bl_status bl_deserialize(bl_filter **out, const void *buf, size_t len);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Compatibility formats (docs/COMPATIBILITY.md)                                              */
+
+typedef enum bl_foreign_format {
+    BL_FORMAT_PARQUET = 1,     /* thrift-compact BloomFilterHeader + bitset (sbbf layout) */
+    BL_FORMAT_PARQUET_RAW = 2, /* the bitset alone (sbbf layout) */
+    BL_FORMAT_GUAVA = 3        /* Guava BloomFilter.writeTo stream (classic layout) */
+} bl_foreign_format;
+
+BL_API bl_status bl_export_size(const bl_filter *filter, bl_foreign_format format, size_t *size);
+BL_API bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf,
+                           size_t cap, size_t *written);
+/* Import a foreign filter; the keys count is recorded as unknown. */
+BL_API bl_status bl_import(bl_filter **out, bl_foreign_format format, const void *buf, size_t len);
+/* Parse "parquet", "parquet-raw", "guava". */
+BL_API bl_status bl_format_from_name(const char *name, bl_foreign_format *format);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BLOOMLINE_H */

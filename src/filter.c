@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/* The filter object: parameters, creation from sizes or geometry, lifetime, identity. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bl_params_init(bl_params *params)
+{
+    if (params == NULL)
+        return;
+    memset(params, 0, sizeof *params);
+    params->struct_size = sizeof *params;
+    params->layout = BL_LAYOUT_BLOCKED;
+    params->fpp = 0.01;
+    params->growth = 2.0;
+    params->tightening = 0.5;
+}
+
+size_t bl_layout_block_bytes(bl_layout layout)
+{
+    switch (layout) {
+    case BL_LAYOUT_BLOCKED:
+    case BL_LAYOUT_COUNTING: return BL_LINE_BYTES;
+    case BL_LAYOUT_SBBF: return BL_SBBF_BLOCK_BYTES;
+    case BL_LAYOUT_CLASSIC: return 8;
+    case BL_LAYOUT_SCALABLE: break;
+    }
+    return 0;
+}
+
+bool bl_layout_k_valid(bl_layout layout, unsigned k)
+{
+    switch (layout) {
+    case BL_LAYOUT_BLOCKED:
+    case BL_LAYOUT_COUNTING: return k >= 1 && k <= BL_K_MAX_BLOCKED;
+    case BL_LAYOUT_SBBF: return k == BL_SBBF_K;
+    case BL_LAYOUT_CLASSIC: return k >= 1 && k <= BL_K_MAX_CLASSIC;
+    case BL_LAYOUT_SCALABLE: return k >= 1 && k <= BL_K_MAX_BLOCKED;
+    }
+    return false;
+}
+
+bl_hash_scheme bl_layout_hash(bl_layout layout)
+{
+    switch (layout) {
+    case BL_LAYOUT_SBBF: return BL_HASH_XXH64;
+    case BL_LAYOUT_CLASSIC: return BL_HASH_MURMUR3_128;
+    default: return BL_HASH_XXH3;
+    }
+}
+
+const char *bl_layout_name(bl_layout layout)
+{
+    switch (layout) {
+    case BL_LAYOUT_BLOCKED: return "blocked";
+    case BL_LAYOUT_SBBF: return "sbbf";
+    case BL_LAYOUT_CLASSIC: return "classic";
+    case BL_LAYOUT_COUNTING: return "counting";
+    case BL_LAYOUT_SCALABLE: return "scalable";
+    }
+    return "unknown";
+}
+
+bl_status bl_layout_from_name(const char *name, bl_layout *layout)
+{
+    static const bl_layout all[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                    BL_LAYOUT_COUNTING, BL_LAYOUT_SCALABLE};
+    if (name == NULL || layout == NULL)
+        return BL_E_INVALID;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (strcmp(name, bl_layout_name(all[i])) == 0) {
+            *layout = all[i];
+            return BL_OK;
+        }
+    }
+    return BL_E_INVALID;
+}
+
+bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, unsigned k,
+                        uint64_t seed, unsigned flags, const struct bl_kernels *kern)
+{
+    const size_t block_bytes = bl_layout_block_bytes(layout);
+    if (out == NULL || block_bytes == 0)
+        return BL_E_INVALID;
+    *out = NULL;
+    if (!bl_layout_k_valid(layout, k))
+        return BL_E_BAD_K;
+    if (nblocks == 0)
+        return BL_E_INVALID;
+    /* Keep every byte and bit count representable: bits = bytes * 8 must fit in 64 bits. */
+    if (nblocks > (UINT64_MAX / 8) / block_bytes || nblocks * block_bytes > SIZE_MAX / 2)
+        return BL_E_TOO_LARGE;
+    /* The sbbf block index is ((h >> 32) * nblocks) >> 32: at most 2^32 blocks. */
+    if (layout == BL_LAYOUT_SBBF && nblocks > (UINT64_C(1) << 32))
+        return BL_E_TOO_LARGE;
+    bl_filter *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return BL_E_NOMEM;
+    f->layout = layout;
+    f->hash = bl_layout_hash(layout);
+    f->k = k;
+    f->flags = flags;
+    f->seed = seed;
+    f->nblocks = nblocks;
+    f->nbits = nblocks * block_bytes * 8;
+    f->keys_known = true;
+    f->kern = kern;
+    bl_status st = bl_payload_alloc(f, (size_t)(nblocks * block_bytes));
+    if (st != BL_OK) {
+        free(f);
+        return st;
+    }
+    *out = f;
+    return BL_OK;
+}
+
+bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, unsigned k,
+                             uint64_t seed, unsigned flags, const char *kernel)
+{
+    if (out == NULL)
+        return BL_E_INVALID;
+    *out = NULL;
+    if (layout == BL_LAYOUT_SCALABLE)
+        return BL_E_UNSUPPORTED; /* a chain has no single geometry: use bl_create */
+    const size_t block_bytes = bl_layout_block_bytes(layout);
+    if (block_bytes == 0 || bits == 0)
+        return BL_E_INVALID;
+    if (flags & ~BL_FLAG_CONCURRENT)
+        return BL_E_INVALID;
+    const uint64_t block_bits = block_bytes * 8;
+    if (bits > UINT64_MAX - block_bits)
+        return BL_E_TOO_LARGE;
+    const struct bl_kernels *kern;
+    bl_status st = bl_kernel_resolve(kernel, &kern);
+    if (st != BL_OK)
+        return st;
+    return bl_filter_new(out, layout, (bits + block_bits - 1) / block_bits, k, seed, flags, kern);
+}
+
+bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern);
+
+bl_status bl_create(bl_filter **out, const bl_params *params)
+{
+    if (out == NULL || params == NULL)
+        return BL_E_INVALID;
+    *out = NULL;
+    if (params->struct_size < sizeof(bl_params))
+        return BL_E_INVALID;
+    if (params->flags & ~BL_FLAG_CONCURRENT)
+        return BL_E_INVALID;
+    const struct bl_kernels *kern;
+    bl_status st = bl_kernel_resolve(params->kernel, &kern);
+    if (st != BL_OK)
+        return st;
+    if (params->layout == BL_LAYOUT_SCALABLE)
+        return bl_scalable_create(out, params, kern);
+    if (params->expected_keys == 0)
+        return BL_E_INVALID;
+    uint64_t bits;
+    unsigned k;
+    if (params->bits_per_key > 0)
+        st = bl_size_for_bits_per_key(params->layout, params->expected_keys, params->bits_per_key,
+                                      &bits, &k);
+    else
+        st = bl_size_for_fpp(params->layout, params->expected_keys, params->fpp, &bits, &k);
+    if (st != BL_OK)
+        return st;
+    if (params->k != 0) {
+        if (!bl_layout_k_valid(params->layout, params->k))
+            return BL_E_BAD_K;
+        k = params->k;
+    }
+    const uint64_t block_bits = bl_layout_block_bytes(params->layout) * 8;
+    st = bl_filter_new(out, params->layout, bits / block_bits, k, params->seed, params->flags, kern);
+    if (st != BL_OK)
+        return st;
+    (*out)->design_keys = params->expected_keys;
+    (*out)->design_fpp = bl_expected_fpp(params->layout, bits, k, params->expected_keys);
+    if (!(params->bits_per_key > 0) && params->k == 0)
+        (*out)->design_fpp = params->fpp;
+    return BL_OK;
+}
+
+void bl_scalable_free_stages(bl_filter *f);
+
+void bl_free(bl_filter *filter)
+{
+    if (filter == NULL)
+        return;
+    bl_scalable_free_stages(filter);
+    bl_payload_free(filter);
+    free(filter);
+}
+
+bl_status bl_scalable_clone(bl_filter **out, const bl_filter *f);
+
+bl_status bl_clone(bl_filter **out, const bl_filter *filter)
+{
+    if (out == NULL || filter == NULL)
+        return BL_E_INVALID;
+    *out = NULL;
+    if (filter->layout == BL_LAYOUT_SCALABLE)
+        return bl_scalable_clone(out, filter);
+    bl_filter *c;
+    bl_status st = bl_filter_new(&c, filter->layout, filter->nblocks, filter->k, filter->seed,
+                                 filter->flags, filter->kern);
+    if (st != BL_OK)
+        return st;
+    memcpy(c->data, filter->data, filter->nbytes);
+    c->keys_added = filter->keys_added;
+    c->keys_known = filter->keys_known;
+    c->design_keys = filter->design_keys;
+    c->design_fpp = filter->design_fpp;
+    *out = c;
+    return BL_OK;
+}
+
+bl_status bl_clear(bl_filter *filter)
+{
+    if (filter == NULL)
+        return BL_E_INVALID;
+    if (filter->storage == BL_STORAGE_FILE_MAP)
+        return BL_E_READ_ONLY;
+    for (size_t i = 0; i < filter->nstages; i++)
+        bl_clear(filter->stages[i]);
+    if (filter->data != NULL)
+        memset(filter->data, 0, filter->nbytes);
+    filter->keys_added = 0;
+    filter->keys_known = true;
+    return BL_OK;
+}
+
+const char *bl_filter_kernel(const bl_filter *filter)
+{
+    return filter != NULL && filter->kern != NULL ? filter->kern->name : NULL;
+}

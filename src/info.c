@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* bl_get_info: geometry, fill ratio, and the estimates that follow from the fill. */
+#include "internal.h"
+
+#include <math.h>
+
+static uint64_t popcount_bytes(const uint8_t *data, size_t nbytes)
+{
+    const uint64_t *w = (const uint64_t *)(const void *)data;
+    uint64_t total = 0;
+    for (size_t i = 0; i < nbytes / 8; i++)
+        total += (uint64_t)__builtin_popcountll(w[i]);
+    return total;
+}
+
+static const char *hash_name(bl_hash_scheme h)
+{
+    switch (h) {
+    case BL_HASH_XXH3: return "xxh3";
+    case BL_HASH_XXH64: return "xxh64";
+    case BL_HASH_MURMUR3_128: return "murmur3_x64_128";
+    }
+    return "unknown";
+}
+
+/* Invert the expected fill of each model. Line filters: a slot stays clear with probability
+ * E[(1 - 1/B)^(kL)] = exp(-lambda (1 - (1 - 1/B)^k)) for Poisson(lambda) loads; sbbf words:
+ * exp(-lambda / 32); classic: exp(-k n / m). */
+static void estimate(const bl_filter *f, uint64_t set, uint64_t slots, bl_info *info)
+{
+    double fill = slots ? (double)set / (double)slots : 0;
+    info->fill_ratio = fill;
+    /* A saturated filter has no finite estimate; clamp to half a slot clear. */
+    double clear = 1 - fill;
+    if (clear < 0.5 / (double)slots)
+        clear = 0.5 / (double)slots;
+    const double ln_clear = -log(clear);
+    double lambda;
+    switch (f->layout) {
+    case BL_LAYOUT_BLOCKED:
+    case BL_LAYOUT_COUNTING: {
+        const unsigned b = f->layout == BL_LAYOUT_BLOCKED ? BL_LINE_BITS : BL_COUNTING_SLOTS;
+        lambda = ln_clear / -expm1(f->k * log1p(-1.0 / b));
+        info->estimated_keys = lambda * (double)f->nblocks;
+        info->current_fpp = fill == 0 ? 0 : bl_model_line_fpp(b, f->k, lambda);
+        break;
+    }
+    case BL_LAYOUT_SBBF:
+        lambda = 32 * ln_clear;
+        info->estimated_keys = lambda * (double)f->nblocks;
+        info->current_fpp = fill == 0 ? 0 : bl_model_sbbf_fpp(lambda);
+        break;
+    case BL_LAYOUT_CLASSIC:
+        info->estimated_keys = (double)f->nbits / f->k * ln_clear;
+        info->current_fpp = pow(fill, f->k);
+        break;
+    case BL_LAYOUT_SCALABLE:
+        break;
+    }
+}
+
+static void describe(const bl_filter *f, bl_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->layout = f->layout;
+    info->layout_name = bl_layout_name(f->layout);
+    info->hash = f->hash;
+    info->hash_name = hash_name(f->hash);
+    info->seed = f->seed;
+    info->bits = f->nbits;
+    info->bytes = f->nbytes;
+    info->blocks = f->nblocks;
+    info->k = f->k;
+    info->design_keys = f->design_keys;
+    info->design_fpp = f->design_fpp;
+    info->keys_added = __atomic_load_n(&f->keys_added, __ATOMIC_RELAXED);
+    info->keys_known = f->keys_known;
+    info->stages = 1;
+    info->mapped = f->storage == BL_STORAGE_FILE_MAP;
+    info->kernel = f->kern ? f->kern->name : NULL;
+}
+
+bl_status bl_get_info(const bl_filter *filter, bl_info *info)
+{
+    if (filter == NULL || info == NULL)
+        return BL_E_INVALID;
+    if (filter->layout == BL_LAYOUT_SCALABLE)
+        return bl_scalable_get_info(filter, info);
+    describe(filter, info);
+    if (filter->layout == BL_LAYOUT_COUNTING)
+        estimate(filter, bl_counting_nonzero(filter), filter->nblocks * BL_COUNTING_SLOTS, info);
+    else
+        estimate(filter, popcount_bytes(filter->data, filter->nbytes), filter->nbits, info);
+    return BL_OK;
+}

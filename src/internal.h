@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/* The one internal header: the filter object, the kernel table, and the bit-selection spec. */
+#ifndef BL_INTERNAL_H
+#define BL_INTERNAL_H
+
+#include "bloomline.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+/* Payloads are little-endian words used in place; a big-endian port needs byte swaps here. */
+#error "bloomline currently supports little-endian targets only"
+#endif
+
+#define BL_LINE_BYTES 64u          /* blocked/counting line: one cache line */
+#define BL_LINE_BITS 512u
+#define BL_SBBF_BLOCK_BYTES 32u    /* Parquet block: eight 32-bit words */
+#define BL_COUNTING_SLOTS 128u     /* 4-bit counters per counting line */
+#define BL_K_MAX_BLOCKED 16u
+#define BL_K_MAX_CLASSIC 255u      /* Guava stores k in one byte */
+#define BL_SBBF_K 8u
+
+/* How many keys ahead the batched pipelines prefetch. ~64 lines in flight covers DRAM latency
+ * on the machines measured (docs/BENCHMARKS.md); the probe loop is short, so more does not help. */
+#define BL_PREFETCH_DISTANCE 64u
+/* Keys hashed per pipeline step; the hash buffer holds CHUNK + DISTANCE hashes on the stack. */
+#define BL_PIPELINE_CHUNK 256u
+
+/* ---- CPU features and kernels ------------------------------------------------------------ */
+
+#define BL_CPU_AVX2 (1u << 0)
+#define BL_CPU_AVX512 (1u << 1) /* F + BW + DQ + VL, with the OS saving ZMM state */
+#define BL_CPU_NEON (1u << 2)
+/* A kernel with this bit in `required` is never auto-selected (NEON through SIMDe on x86). */
+#define BL_CPU_FORCE_ONLY (1u << 31)
+
+uint32_t bl_cpu_features(void);
+
+/* Probe kernels. `h` holds `avail` >= `n` hashes; the kernel works on the first n and may
+ * prefetch the lines of the rest. `res` may be NULL. Everything is little-endian words. */
+struct bl_kernels {
+    const char *name;
+    uint32_t required;
+    /* Hash stage for uint64_t keys: XXH3_64bits_withSeed / XXH64 of the 8 LE bytes. */
+    void (*hash_u64_xxh3)(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
+    void (*hash_u64_xxh64)(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
+    /* Native blocked layout. */
+    void (*blocked_add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                        size_t avail);
+    size_t (*blocked_test)(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                           size_t n, size_t avail, uint8_t *res);
+    /* Parquet split-block layout. */
+    void (*sbbf_add)(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
+    size_t (*sbbf_test)(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
+                        size_t avail, uint8_t *res);
+};
+
+extern const struct bl_kernels bl_kernels_scalar;
+#if defined(BLOOMLINE_HAVE_AVX2)
+extern const struct bl_kernels bl_kernels_avx2;
+#endif
+#if defined(BLOOMLINE_HAVE_AVX512)
+extern const struct bl_kernels bl_kernels_avx512;
+#endif
+#if defined(BLOOMLINE_HAVE_NEON)
+extern const struct bl_kernels bl_kernels_neon;
+#endif
+
+/* Resolve a kernel by name (NULL: BLOOMLINE_KERNEL, else the best supported). */
+bl_status bl_kernel_resolve(const char *name, const struct bl_kernels **out);
+
+/* ---- The filter object --------------------------------------------------------------------- */
+
+typedef enum bl_storage {
+    BL_STORAGE_HEAP = 0,     /* aligned_alloc */
+    BL_STORAGE_ANON_MAP = 1, /* anonymous mmap (large filters; asks for huge pages) */
+    BL_STORAGE_FILE_MAP = 2  /* read-only file mapping; payload points inside it */
+} bl_storage;
+
+struct bl_filter {
+    bl_layout layout;
+    bl_hash_scheme hash;
+    unsigned k;
+    unsigned flags;
+    uint64_t seed;
+    uint64_t nbits;   /* payload bits (counting: 4 x counters) */
+    uint64_t nblocks; /* lines (blocked, counting), blocks (sbbf), 64-bit words (classic) */
+    uint8_t *data;    /* the payload, 64-byte aligned */
+    size_t nbytes;
+    uint64_t keys_added; /* updated with atomics under BL_FLAG_CONCURRENT */
+    bool keys_known;
+    uint64_t design_keys;
+    double design_fpp;
+    const struct bl_kernels *kern;
+    bl_storage storage;
+    void *map_base; /* the whole mapping (anon or file) */
+    size_t map_len;
+    /* Scalable layout: the stages (each a blocked filter), oldest first. */
+    struct bl_filter **stages;
+    size_t nstages;
+    size_t stages_cap;
+    double growth;
+    double tightening;
+};
+
+/* Payload memory: zeroed, 64-byte aligned; large sizes use mmap with transparent huge pages. */
+bl_status bl_payload_alloc(bl_filter *f, size_t nbytes);
+void bl_payload_free(bl_filter *f);
+
+/* Allocate an empty filter object with identity fields set and payload allocated. */
+bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, unsigned k,
+                        uint64_t seed, unsigned flags, const struct bl_kernels *kern);
+/* Geometry helpers: bytes per block for a layout, and validity of k. */
+size_t bl_layout_block_bytes(bl_layout layout);
+bool bl_layout_k_valid(bl_layout layout, unsigned k);
+bl_hash_scheme bl_layout_hash(bl_layout layout);
+
+static inline void bl_count_keys(bl_filter *f, uint64_t n)
+{
+    if (f->flags & BL_FLAG_CONCURRENT)
+        __atomic_fetch_add(&f->keys_added, n, __ATOMIC_RELAXED);
+    else
+        f->keys_added += n;
+}
+
+/* ---- Sizing models (sizing.c) ---------------------------------------------------------------- */
+
+/* Expected false-positive rate of a line filter: lines of `slots` positions, k positions per key
+ * drawn uniformly (with repetition), keys spread over lines as Poisson(lambda = keys per line).
+ * Exact occupancy model (not the fill^k approximation). */
+double bl_model_line_fpp(unsigned slots, unsigned k, double lambda);
+double bl_model_sbbf_fpp(double lambda);
+double bl_model_classic_fpp(uint64_t m, unsigned k, double n);
+
+/* ---- Hash stage (hash.c) ----------------------------------------------------------------------- */
+
+void bl_murmur3_x64_128(const void *key, size_t len, uint32_t seed, uint64_t out[2]);
+uint64_t bl_hash_bytes_scheme(bl_hash_scheme scheme, uint64_t seed, const void *key, size_t len);
+
+static inline uint64_t bl_rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
+
+/* XXH3_64bits_withSeed over the 8 little-endian bytes of key, unrolled (xxHash 0.8 len 4..8
+ * path); test_hash checks it against the library for every seed it tries. */
+#define BL_XXH3_BITFLIP_8 0xc73ab174c5ecd5a2ULL /* readLE64(kSecret+8) ^ readLE64(kSecret+16) */
+#define BL_XXH3_RRMXMX 0x9FB21C651E98DF25ULL
+static inline uint64_t bl_xxh3_u64_seed_fold(uint64_t seed)
+{
+    uint32_t lo = (uint32_t)seed;
+    return seed ^ ((uint64_t)__builtin_bswap32(lo) << 32);
+}
+static inline uint64_t bl_xxh3_u64(uint64_t key, uint64_t seed)
+{
+    uint64_t h = bl_rotl64(key, 32) ^ (BL_XXH3_BITFLIP_8 - bl_xxh3_u64_seed_fold(seed));
+    h ^= bl_rotl64(h, 49) ^ bl_rotl64(h, 24);
+    h *= BL_XXH3_RRMXMX;
+    h ^= (h >> 35) + 8;
+    h *= BL_XXH3_RRMXMX;
+    return h ^ (h >> 28);
+}
+
+#define BL_XXH64_P1 0x9E3779B185EBCA87ULL
+#define BL_XXH64_P2 0xC2B2AE3D27D4EB4FULL
+#define BL_XXH64_P3 0x165667B19E3779F9ULL
+#define BL_XXH64_P4 0x85EBCA77C2B2AE63ULL
+#define BL_XXH64_P5 0x27D4EB2F165667C5ULL
+/* XXH64 over the 8 little-endian bytes of key (Parquet hashes INT64 this way). */
+static inline uint64_t bl_xxh64_u64(uint64_t key, uint64_t seed)
+{
+    uint64_t h = seed + BL_XXH64_P5 + 8;
+    uint64_t k1 = bl_rotl64(key * BL_XXH64_P2, 31) * BL_XXH64_P1;
+    h ^= k1;
+    h = bl_rotl64(h, 27) * BL_XXH64_P1 + BL_XXH64_P4;
+    h ^= h >> 33;
+    h *= BL_XXH64_P2;
+    h ^= h >> 29;
+    h *= BL_XXH64_P3;
+    h ^= h >> 32;
+    return h;
+}
+
+/* ---- Bit selection: the specification every kernel must match -------------------------------- */
+
+/* Blocked: the line is the high half of h * nlines (a multiply-shift range reduction that
+ * works for any 64-bit line count); the k positions come from the low 32 bits, each the top 9
+ * bits of (uint32)h times an odd constant, as in RocksDB's cache-local filter. The 16 constants
+ * are fixed forever: they are part of the format. */
+static const uint32_t bl_blocked_mul[16] = {
+    0x556f4675u, 0x97c69b05u, 0x923d592du, 0xfa626315u, 0xa37774e5u, 0x422cfd25u,
+    0x77e68e55u, 0x78bd6055u, 0xc9e4c63du, 0xf6125f8du, 0xb32e2b25u, 0x582e34a5u,
+    0xc869a2cdu, 0x8d0a1fddu, 0x99bd3555u, 0xafc85605u};
+
+static inline uint64_t bl_mulhi64(uint64_t a, uint64_t b)
+{
+    __extension__ typedef unsigned __int128 bl_u128; /* GCC and Clang on 64-bit targets */
+    return (uint64_t)(((bl_u128)a * b) >> 64);
+}
+static inline uint64_t bl_blocked_line(uint64_t h, uint64_t nlines) { return bl_mulhi64(h, nlines); }
+/* Bit position 0..511 of probe i inside the line: bit (pos & 31) of 32-bit word (pos >> 5). */
+static inline uint32_t bl_blocked_pos(uint64_t h, unsigned i)
+{
+    return ((uint32_t)h * bl_blocked_mul[i]) >> 23;
+}
+
+static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    uint32_t *w = (uint32_t *)(void *)(data + bl_blocked_line(h, nlines) * BL_LINE_BYTES);
+    for (unsigned i = 0; i < k; i++) {
+        uint32_t pos = bl_blocked_pos(h, i);
+        w[pos >> 5] |= 1u << (pos & 31);
+    }
+}
+static inline bool bl_blocked_test_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    const uint32_t *w =
+        (const uint32_t *)(const void *)(data + bl_blocked_line(h, nlines) * BL_LINE_BYTES);
+    uint32_t ok = 1;
+    for (unsigned i = 0; i < k; i++) {
+        uint32_t pos = bl_blocked_pos(h, i);
+        ok &= w[pos >> 5] >> (pos & 31);
+    }
+    return ok & 1;
+}
+
+/* Parquet split block (parquet-format BloomFilter.md): block = ((h >> 32) * nblocks) >> 32,
+ * one bit in each of the 8 words from (uint32)h times the spec's salt, top 5 bits. */
+static const uint32_t bl_sbbf_salt[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
+                                         0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u};
+static inline uint64_t bl_sbbf_block(uint64_t h, uint64_t nblocks)
+{
+    return ((h >> 32) * nblocks) >> 32;
+}
+static inline void bl_sbbf_add_one(uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    uint32_t *w = (uint32_t *)(void *)(data + bl_sbbf_block(h, nblocks) * BL_SBBF_BLOCK_BYTES);
+    for (unsigned i = 0; i < 8; i++)
+        w[i] |= 1u << (((uint32_t)h * bl_sbbf_salt[i]) >> 27);
+}
+static inline bool bl_sbbf_test_one(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    const uint32_t *w =
+        (const uint32_t *)(const void *)(data + bl_sbbf_block(h, nblocks) * BL_SBBF_BLOCK_BYTES);
+    uint32_t ok = 1;
+    for (unsigned i = 0; i < 8; i++)
+        ok &= w[i] >> (((uint32_t)h * bl_sbbf_salt[i]) >> 27);
+    return ok & 1;
+}
+
+/* Classic (Guava MURMUR128_MITZ_64): index i = ((h1 + i*h2) & INT64_MAX) mod m, bit (idx & 63)
+ * of 64-bit word idx / 64. A pre-hashed 64-bit value h is used as h1 = h, h2 = rotl(h, 32) * odd
+ * constant, so that the k indexes still differ. */
+static inline void bl_classic_hashes_from_prehash(uint64_t h, uint64_t *h1, uint64_t *h2)
+{
+    *h1 = h;
+    *h2 = bl_rotl64(h, 32) * BL_XXH64_P1;
+}
+
+/* Prefetch helpers: read for queries, write intent for adds. */
+#define BL_PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
+#define BL_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+
+/* ---- Layout operations ---------------------------------------------------------------------- */
+
+/* Atomic (BL_FLAG_CONCURRENT) adds; scalar, identical bits to every kernel. */
+void bl_blocked_add_atomic(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n);
+void bl_sbbf_add_atomic(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n);
+
+/* Classic layout (classic.c). */
+void bl_classic_add_h(bl_filter *f, uint64_t h1, uint64_t h2);
+bool bl_classic_test_h(const bl_filter *f, uint64_t h1, uint64_t h2);
+
+
+/* ---- Hooks of the counting and scalable layouts (counting.c, scalable.c) -------------------- */
+
+/* Number of non-zero counters of a counting filter. */
+uint64_t bl_counting_nonzero(const bl_filter *f);
+/* dst = counter-wise saturating sum (union) or minimum (intersection); identities already equal. */
+void bl_counting_merge(bl_filter *dst, const bl_filter *src, bool intersect);
+/* Scalable: identity over all stages, set operations stage by stage, info summed over stages. */
+bool bl_scalable_same_identity(const bl_filter *a, const bl_filter *b);
+bl_status bl_scalable_merge(bl_filter *dst, const bl_filter *src, bool intersect);
+bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info);
+
+#endif /* BL_INTERNAL_H */

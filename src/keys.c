@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/* Public add/contains/remove entry points: single keys inline, batches through the pipeline. */
+#include "pipeline.h"
+
+static bool writable(const bl_filter *f) { return f->storage != BL_STORAGE_FILE_MAP; }
+
+/* ---- Single keys --------------------------------------------------------------------------- */
+
+uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len)
+{
+    return bl_hash_bytes_scheme(filter->hash, filter->seed, key, len);
+}
+
+uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key)
+{
+    switch (filter->hash) {
+    case BL_HASH_XXH3: return bl_xxh3_u64(key, filter->seed);
+    case BL_HASH_XXH64: return bl_xxh64_u64(key, filter->seed);
+    case BL_HASH_MURMUR3_128: return bl_hash_bytes_scheme(filter->hash, filter->seed, &key, 8);
+    }
+    return 0;
+}
+
+static bl_status add_hash(bl_filter *f, uint64_t h)
+{
+    switch (f->layout) {
+    case BL_LAYOUT_BLOCKED:
+        if (f->flags & BL_FLAG_CONCURRENT)
+            bl_blocked_add_atomic(f->data, f->nblocks, f->k, &h, 1);
+        else
+            bl_blocked_add_one(f->data, f->nblocks, f->k, h);
+        break;
+    case BL_LAYOUT_SBBF:
+        if (f->flags & BL_FLAG_CONCURRENT)
+            bl_sbbf_add_atomic(f->data, f->nblocks, &h, 1);
+        else
+            bl_sbbf_add_one(f->data, f->nblocks, h);
+        break;
+    case BL_LAYOUT_CLASSIC: {
+        uint64_t h1, h2;
+        bl_classic_hashes_from_prehash(h, &h1, &h2);
+        bl_classic_add_h(f, h1, h2);
+        break;
+    }
+    case BL_LAYOUT_COUNTING:
+        bl_counting_add_hashes(f, &h, 1, 1);
+        break;
+    case BL_LAYOUT_SCALABLE:
+        return bl_scalable_add_hashes(f, &h, 1, 1);
+    }
+    bl_count_keys(f, 1);
+    return BL_OK;
+}
+
+static bool test_hash(const bl_filter *f, uint64_t h)
+{
+    switch (f->layout) {
+    case BL_LAYOUT_BLOCKED: return bl_blocked_test_one(f->data, f->nblocks, f->k, h);
+    case BL_LAYOUT_SBBF: return bl_sbbf_test_one(f->data, f->nblocks, h);
+    case BL_LAYOUT_CLASSIC: {
+        uint64_t h1, h2;
+        bl_classic_hashes_from_prehash(h, &h1, &h2);
+        return bl_classic_test_h(f, h1, h2);
+    }
+    case BL_LAYOUT_COUNTING: return bl_counting_test_hashes(f, &h, 1, 1, NULL) != 0;
+    case BL_LAYOUT_SCALABLE: return bl_scalable_test_hashes(f, &h, 1, 1, NULL) != 0;
+    }
+    return false;
+}
+
+bl_status bl_add(bl_filter *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return BL_E_INVALID;
+    if (!writable(filter))
+        return BL_E_READ_ONLY;
+    if (filter->layout == BL_LAYOUT_CLASSIC) {
+        uint64_t h[2];
+        bl_murmur3_x64_128(key, len, (uint32_t)filter->seed, h);
+        bl_classic_add_h(filter, h[0], h[1]);
+        bl_count_keys(filter, 1);
+        return BL_OK;
+    }
+    return add_hash(filter, bl_hash(filter, key, len));
+}
+
+bl_status bl_add_u64(bl_filter *filter, uint64_t key)
+{
+    if (filter == NULL)
+        return BL_E_INVALID;
+    if (filter->layout == BL_LAYOUT_CLASSIC)
+        return bl_add(filter, &key, sizeof key);
+    if (!writable(filter))
+        return BL_E_READ_ONLY;
+    return add_hash(filter, bl_hash_u64(filter, key));
+}
+
+bl_status bl_add_hash(bl_filter *filter, uint64_t hash)
+{
+    if (filter == NULL)
+        return BL_E_INVALID;
+    if (!writable(filter))
+        return BL_E_READ_ONLY;
+    return add_hash(filter, hash);
+}
+
+bool bl_contains(const bl_filter *filter, const void *key, size_t len)
+{
+    if (filter == NULL || (key == NULL && len != 0))
+        return false;
+    if (filter->layout == BL_LAYOUT_CLASSIC) {
+        uint64_t h[2];
+        bl_murmur3_x64_128(key, len, (uint32_t)filter->seed, h);
+        return bl_classic_test_h(filter, h[0], h[1]);
+    }
+    return test_hash(filter, bl_hash(filter, key, len));
+}
+
+bool bl_contains_u64(const bl_filter *filter, uint64_t key)
+{
+    if (filter == NULL)
+        return false;
+    if (filter->layout == BL_LAYOUT_CLASSIC)
+        return bl_contains(filter, &key, sizeof key);
+    return test_hash(filter, bl_hash_u64(filter, key));
+}
+
+bool bl_contains_hash(const bl_filter *filter, uint64_t hash)
+{
+    return filter != NULL && test_hash(filter, hash);
+}
+
+/* ---- Batches ------------------------------------------------------------------------------- */
+
+static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail, uint8_t *res,
+                        void *ctx)
+{
+    (void)res;
+    bl_status *st = ctx;
+    switch (f->layout) {
+    case BL_LAYOUT_BLOCKED:
+        if (f->flags & BL_FLAG_CONCURRENT)
+            bl_blocked_add_atomic(f->data, f->nblocks, f->k, h, n);
+        else
+            f->kern->blocked_add(f->data, f->nblocks, f->k, h, n, avail);
+        break;
+    case BL_LAYOUT_SBBF:
+        if (f->flags & BL_FLAG_CONCURRENT)
+            bl_sbbf_add_atomic(f->data, f->nblocks, h, n);
+        else
+            f->kern->sbbf_add(f->data, f->nblocks, h, n, avail);
+        break;
+    case BL_LAYOUT_COUNTING:
+        bl_counting_add_hashes(f, h, n, avail);
+        break;
+    case BL_LAYOUT_SCALABLE: {
+        bl_status s = bl_scalable_add_hashes(f, h, n, avail);
+        if (s != BL_OK && *st == BL_OK)
+            *st = s;
+        return 0;
+    }
+    case BL_LAYOUT_CLASSIC: /* classic batches take the classic path (add_keys) */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h1, h2;
+            bl_classic_hashes_from_prehash(h[i], &h1, &h2);
+            bl_classic_add_h(f, h1, h2);
+        }
+        break;
+    }
+    bl_count_keys(f, n);
+    return 0;
+}
+
+static size_t stage_test(bl_filter *f, const uint64_t *h, size_t n, size_t avail, uint8_t *res,
+                         void *ctx)
+{
+    (void)ctx;
+    switch (f->layout) {
+    case BL_LAYOUT_BLOCKED: return f->kern->blocked_test(f->data, f->nblocks, f->k, h, n, avail, res);
+    case BL_LAYOUT_SBBF: return f->kern->sbbf_test(f->data, f->nblocks, h, n, avail, res);
+    case BL_LAYOUT_COUNTING: return bl_counting_test_hashes(f, h, n, avail, res);
+    case BL_LAYOUT_SCALABLE: return bl_scalable_test_hashes(f, h, n, avail, res);
+    case BL_LAYOUT_CLASSIC: {
+        size_t hits = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h1, h2;
+            bl_classic_hashes_from_prehash(h[i], &h1, &h2);
+            bool r = bl_classic_test_h(f, h1, h2);
+            hits += r;
+            if (res)
+                res[i] = r;
+        }
+        return hits;
+    }
+    }
+    return 0;
+}
+
+/* Classic filters hash keys to 128 bits (Guava's scheme), so their key batches bypass the
+ * 64-bit pipeline; classic exists for compatibility, not speed. */
+static void classic_key_hash(const bl_filter *f, const bl_keys *keys, size_t i, uint64_t h[2])
+{
+    if (keys->kind == BL_KEYS_BYTES) {
+        bl_murmur3_x64_128(keys->bytes[i], keys->lens[i], (uint32_t)f->seed, h);
+    } else {
+        uint64_t v = keys->values[i];
+        bl_murmur3_x64_128(&v, 8, (uint32_t)f->seed, h);
+    }
+}
+
+static bl_status add_keys(bl_filter *f, const bl_keys *keys, size_t n)
+{
+    if (f->layout == BL_LAYOUT_CLASSIC && keys->kind != BL_KEYS_HASH) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h[2];
+            classic_key_hash(f, keys, i, h);
+            bl_classic_add_h(f, h[0], h[1]);
+        }
+        bl_count_keys(f, n);
+        return BL_OK;
+    }
+    bl_status st = BL_OK;
+    bl_pipeline(f, keys, n, NULL, stage_add, &st);
+    return st;
+}
+
+static size_t test_keys(const bl_filter *cf, const bl_keys *keys, size_t n, uint8_t *res)
+{
+    if (cf->layout == BL_LAYOUT_CLASSIC && keys->kind != BL_KEYS_HASH) {
+        size_t hits = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h[2];
+            classic_key_hash(cf, keys, i, h);
+            bool r = bl_classic_test_h(cf, h[0], h[1]);
+            hits += r;
+            if (res)
+                res[i] = r;
+        }
+        return hits;
+    }
+    /* The stage only reads the filter on this path; the cast lets add and test share bl_pipeline. */
+    return bl_pipeline((bl_filter *)cf, keys, n, res, stage_test, NULL);
+}
+
+static bl_status check_add(const bl_filter *f, const void *arr, size_t n)
+{
+    if (f == NULL || (arr == NULL && n != 0))
+        return BL_E_INVALID;
+    return writable(f) ? BL_OK : BL_E_READ_ONLY;
+}
+
+bl_status bl_add_batch(bl_filter *filter, const void *const *keys, const size_t *lens, size_t n)
+{
+    bl_status st = check_add(filter, keys, n);
+    if (st != BL_OK)
+        return st;
+    if (lens == NULL && n != 0)
+        return BL_E_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] == NULL && lens[i] != 0)
+            return BL_E_INVALID;
+    bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
+    return add_keys(filter, &k, n);
+}
+
+bl_status bl_add_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n)
+{
+    bl_status st = check_add(filter, keys, n);
+    if (st != BL_OK)
+        return st;
+    bl_keys k = {BL_KEYS_U64, NULL, NULL, keys};
+    return add_keys(filter, &k, n);
+}
+
+bl_status bl_add_hash_batch(bl_filter *filter, const uint64_t *hashes, size_t n)
+{
+    bl_status st = check_add(filter, hashes, n);
+    if (st != BL_OK)
+        return st;
+    bl_keys k = {BL_KEYS_HASH, NULL, NULL, hashes};
+    return add_keys(filter, &k, n);
+}
+
+size_t bl_contains_batch(const bl_filter *filter, const void *const *keys, const size_t *lens,
+                         size_t n, uint8_t *results)
+{
+    if (filter == NULL || n == 0 || keys == NULL || lens == NULL)
+        return 0;
+    bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
+    return test_keys(filter, &k, n, results);
+}
+
+size_t bl_contains_u64_batch(const bl_filter *filter, const uint64_t *keys, size_t n,
+                             uint8_t *results)
+{
+    if (filter == NULL || n == 0 || keys == NULL)
+        return 0;
+    bl_keys k = {BL_KEYS_U64, NULL, NULL, keys};
+    return test_keys(filter, &k, n, results);
+}
+
+size_t bl_contains_hash_batch(const bl_filter *filter, const uint64_t *hashes, size_t n,
+                              uint8_t *results)
+{
+    if (filter == NULL || n == 0 || hashes == NULL)
+        return 0;
+    bl_keys k = {BL_KEYS_HASH, NULL, NULL, hashes};
+    return test_keys(filter, &k, n, results);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* The batched pipeline shared by every layout that probes one block per key. */
+#include "pipeline.h"
+
+void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count,
+                  uint64_t *out)
+{
+    switch (keys->kind) {
+    case BL_KEYS_BYTES:
+        for (size_t i = 0; i < count; i++)
+            out[i] = bl_hash_bytes_scheme(f->hash, f->seed, keys->bytes[from + i],
+                                          keys->lens[from + i]);
+        break;
+    case BL_KEYS_U64:
+        if (f->hash == BL_HASH_XXH64)
+            f->kern->hash_u64_xxh64(keys->values + from, count, f->seed, out);
+        else
+            f->kern->hash_u64_xxh3(keys->values + from, count, f->seed, out);
+        break;
+    case BL_KEYS_HASH:
+        memcpy(out, keys->values + from, count * sizeof *out);
+        break;
+    }
+}
+
+size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
+                   void *ctx)
+{
+    if (n == 0)
+        return 0;
+    if (keys->kind == BL_KEYS_HASH) /* nothing to hash: the kernel rolls over the whole array */
+        return fn(f, keys->values, n, n, res, ctx);
+    /* buf holds hashes of keys [base, base + filled). Each step probes CHUNK of them while the
+     * kernel prefetches up to DISTANCE beyond, so the window never drains at chunk edges. */
+    enum { CAP = BL_PIPELINE_CHUNK + BL_PREFETCH_DISTANCE };
+    uint64_t buf[CAP];
+    size_t filled = n < CAP ? n : CAP;
+    bl_hash_keys(f, keys, 0, filled, buf);
+    size_t base = 0, total = 0;
+    for (;;) {
+        const size_t nprobe = filled < BL_PIPELINE_CHUNK ? filled : BL_PIPELINE_CHUNK;
+        total += fn(f, buf, nprobe, filled, res ? res + base : NULL, ctx);
+        base += nprobe;
+        if (base >= n)
+            break;
+        const size_t keep = filled - nprobe;
+        memmove(buf, buf + nprobe, keep * sizeof *buf);
+        const size_t want = n - base < CAP ? n - base : CAP;
+        if (want > keep)
+            bl_hash_keys(f, keys, base + keep, want - keep, buf + keep);
+        filled = want;
+    }
+    return total;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* The batched pipeline: hash keys a chunk ahead, let the probe kernel prefetch D keys ahead. */
+#ifndef BL_PIPELINE_H
+#define BL_PIPELINE_H
+
+#include "internal.h"
+
+typedef enum bl_key_kind { BL_KEYS_BYTES, BL_KEYS_U64, BL_KEYS_HASH } bl_key_kind;
+
+/* A batch of keys of one kind. */
+typedef struct bl_keys {
+    bl_key_kind kind;
+    const void *const *bytes;
+    const size_t *lens;
+    const uint64_t *values; /* u64 keys or hashes */
+} bl_keys;
+
+/* One probe-stage operation over hashes: h holds `avail` >= n hashes (the extra ones are only
+ * for prefetching). Returns hits (queries) or keys reported absent (removes). */
+typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
+                              uint8_t *res, void *ctx);
+
+/* Hash keys [from, from + count) with the filter's scheme into out. */
+void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count,
+                  uint64_t *out);
+
+/* Run fn over all n keys, hashing them in chunks with a rolling look-ahead. */
+size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
+                   void *ctx);
+
+/* Layout hooks over hashes (counting.c, scalable.c). */
+void bl_counting_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
+size_t bl_counting_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
+                               uint8_t *res);
+size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
+bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
+size_t bl_scalable_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
+                               uint8_t *res);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* The scalar kernel: portable C11, the specification every SIMD kernel must match bit for bit. */
+#include "../internal.h"
+
+static void bl_hash_u64_xxh3_scalar(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = bl_xxh3_u64(keys[i], seed);
+}
+
+static void bl_hash_u64_xxh64_scalar(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = bl_xxh64_u64(keys[i], seed);
+}
+
+static void bl_blocked_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                  size_t n, size_t avail)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(data + bl_blocked_line(h[i + BL_PREFETCH_DISTANCE], nlines) * BL_LINE_BYTES);
+        bl_blocked_add_one(data, nlines, k, h[i]);
+    }
+}
+
+static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsigned k,
+                                     const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(data + bl_blocked_line(h[i + BL_PREFETCH_DISTANCE], nlines) * BL_LINE_BYTES);
+        bool r = bl_blocked_test_one(data, nlines, k, h[i]);
+        hits += r;
+        if (res)
+            res[i] = r;
+    }
+    return hits;
+}
+
+static void bl_sbbf_add_scalar(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
+                               size_t avail)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(data + bl_sbbf_block(h[i + BL_PREFETCH_DISTANCE], nblocks) * BL_SBBF_BLOCK_BYTES);
+        bl_sbbf_add_one(data, nblocks, h[i]);
+    }
+}
+
+static size_t bl_sbbf_test_scalar(const uint8_t *data, uint64_t nblocks, const uint64_t *h,
+                                  size_t n, size_t avail, uint8_t *res)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(data + bl_sbbf_block(h[i + BL_PREFETCH_DISTANCE], nblocks) * BL_SBBF_BLOCK_BYTES);
+        bool r = bl_sbbf_test_one(data, nblocks, h[i]);
+        hits += r;
+        if (res)
+            res[i] = r;
+    }
+    return hits;
+}
+
+const struct bl_kernels bl_kernels_scalar = {
+    .name = "scalar",
+    .required = 0,
+    .hash_u64_xxh3 = bl_hash_u64_xxh3_scalar,
+    .hash_u64_xxh64 = bl_hash_u64_xxh64_scalar,
+    .blocked_add = bl_blocked_add_scalar,
+    .blocked_test = bl_blocked_test_scalar,
+    .sbbf_add = bl_sbbf_add_scalar,
+    .sbbf_test = bl_sbbf_test_scalar,
+};

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the cmocka tests: seeded random keys, kernel lists, filter builders. */
+#ifndef BL_TEST_UTIL_H
+#define BL_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "bloomline.h"
+
+#define BL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* splitmix64: a seeded, reproducible key stream. */
+static inline uint64_t tu_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* The seed for this run: BLOOMLINE_TEST_SEED if set, else time-based; printed so a failure can
+ * be replayed. */
+static inline uint64_t tu_seed(const char *what)
+{
+    const char *env = getenv("BLOOMLINE_TEST_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) * 2654435761u;
+    printf("# %s: seed 0x%llx (replay with BLOOMLINE_TEST_SEED)\n", what, (unsigned long long)seed);
+    return seed;
+}
+
+/* Kernels compiled in and runnable here. */
+static inline size_t tu_kernels(const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; bl_kernel_at(i) != NULL && n < cap; i++)
+        if (bl_kernel_supported(bl_kernel_at(i)))
+            out[n++] = bl_kernel_at(i);
+    return n;
+}
+
+static inline bl_filter *tu_create(bl_layout layout, uint64_t n, double fpp, const char *kernel)
+{
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = layout;
+    p.expected_keys = n;
+    p.fpp = fpp;
+    p.kernel = kernel;
+    bl_filter *f = NULL;
+    bl_status st = bl_create(&f, &p);
+    if (st != BL_OK)
+        fail_msg("bl_create(%s, n=%llu, p=%g, %s): %s", bl_layout_name(layout),
+                 (unsigned long long)n, fpp, kernel ? kernel : "auto", bl_strerror(st));
+    return f;
+}
+
+/* A random byte key of length 0..maxlen into buf (lengths 0 and 1 come up often). */
+static inline size_t tu_key(uint64_t *state, uint8_t *buf, size_t maxlen)
+{
+    uint64_t r = tu_next(state);
+    size_t len = (r & 7) == 0 ? (r >> 3) % 2 : (size_t)((r >> 8) % (maxlen + 1));
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t v = tu_next(state);
+        memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
+    }
+    return len;
+}
+
+#endif
