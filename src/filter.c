@@ -90,7 +90,7 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
     if (nblocks == 0)
         return BL_E_INVALID;
     /* Keep every byte and bit count representable: bits = bytes * 8 must fit in 64 bits. */
-    if (nblocks > (UINT64_MAX / 8) / block_bytes || nblocks * block_bytes > SIZE_MAX / 2)
+    if (nblocks > BL_MAX_PAYLOAD_BYTES / block_bytes || nblocks * block_bytes > SIZE_MAX / 2)
         return BL_E_TOO_LARGE;
     /* The sbbf block index is ((h >> 32) * nblocks) >> 32: at most 2^32 blocks. */
     if (layout == BL_LAYOUT_SBBF && nblocks > (UINT64_C(1) << 32))

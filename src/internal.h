@@ -20,6 +20,9 @@
 #define BL_K_MAX_BLOCKED 16u
 #define BL_K_MAX_CLASSIC 255u      /* Guava stores k in one byte */
 #define BL_SBBF_K 8u
+/* Largest payload accepted: 1 PiB, beyond any machine yet well inside 64-bit arithmetic, so an
+ * absurd size is refused as BL_E_TOO_LARGE before the allocator is asked. */
+#define BL_MAX_PAYLOAD_BYTES (UINT64_C(1) << 50)
 
 /* How many keys ahead the batched pipelines prefetch. ~64 lines in flight covers DRAM latency
  * on the machines measured (docs/BENCHMARKS.md); the probe loop is short, so more does not help. */

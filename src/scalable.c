@@ -1,19 +1,352 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER (issue 8 replaces this file): the scalable layout is not implemented yet. */
+/* Scalable layout: a growing chain of blocked stages (Almeida et al. 2007) under one target rate. */
 #include "pipeline.h"
 
+#include <math.h>
+#include <stdlib.h>
+
+/*
+ * Stage i (0 = oldest) holds up to n0 * g^i keys at rate p_i = p (1 - r) r^i, where n0 is
+ * design_keys, p design_fpp, g growth and r tightening. The rates form a geometric series whose
+ * sum is p (1 - r) / (1 - r) = p, so a query that misses every stage is a false positive with
+ * probability 1 - prod(1 - p_i) <= sum p_i < p however many stages the chain grows. With the
+ * default r = 0.5 the first stage gets p/2, the next p/4, ...: each stage costs about
+ * log2(1/r) / ln 2 = 1.44 more bits per key than the one before (r = 0.85 would spend fewer
+ * bits on later stages but more on the first, p0 = 0.15 p). Growth g = 2 keeps the number of
+ * stages logarithmic in n, so queries probe few lines.
+ *
+ * Everything here is derived from the top-level fields (hash, seed, kern, design_keys,
+ * design_fpp, growth, tightening, keys_added, flags) and from the stages themselves (each a
+ * blocked filter with its own keys_added), so a chain rebuilt by the loader from those fields
+ * behaves exactly like the one that was saved. The top-level seed is the one keys are hashed
+ * with (one hash serves every stage), so it must equal the stages' seed.
+ */
+#define BL_SCALABLE_DEFAULT_KEYS (UINT64_C(1) << 16)
+#define BL_SCALABLE_MAX_KEYS 9007199254740992.0 /* 2^53: stage sizes stay exact in doubles */
+
 bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern);
-bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern)
-{ (void)out; (void)p; (void)kern; return BL_E_UNSUPPORTED; }
 void bl_scalable_free_stages(bl_filter *f);
-void bl_scalable_free_stages(bl_filter *f) { (void)f; }
 bl_status bl_scalable_clone(bl_filter **out, const bl_filter *f);
-bl_status bl_scalable_clone(bl_filter **out, const bl_filter *f) { (void)out; (void)f; return BL_E_UNSUPPORTED; }
+
+static bl_status stage_capacity(const bl_filter *f, size_t i, uint64_t *cap)
+{
+    double c = (double)f->design_keys;
+    for (size_t j = 0; j < i && c <= BL_SCALABLE_MAX_KEYS; j++)
+        c *= f->growth;
+    c = ceil(c);
+    if (!(c >= 1 && c <= BL_SCALABLE_MAX_KEYS))
+        return BL_E_TOO_LARGE;
+    *cap = (uint64_t)c;
+    return BL_OK;
+}
+
+static double stage_fpp(const bl_filter *f, size_t i)
+{
+    return f->design_fpp * (1 - f->tightening) * pow(f->tightening, (double)i);
+}
+
+static const struct bl_kernels *stage_kern(const bl_filter *f, const bl_filter *s)
+{
+    return s->kern ? s->kern : f->kern;
+}
+
+static bl_status append_stage(bl_filter *f, bl_filter *s)
+{
+    if (f->nstages == f->stages_cap) {
+        const size_t cap = f->stages_cap ? f->stages_cap * 2 : 4;
+        bl_filter **grown = realloc(f->stages, cap * sizeof *grown);
+        if (grown == NULL)
+            return BL_E_NOMEM;
+        f->stages = grown;
+        f->stages_cap = cap;
+    }
+    f->stages[f->nstages++] = s;
+    return BL_OK;
+}
+
+/* Append the next stage, sized by the blocked layout's own model for its capacity and rate. */
+static bl_status grow(bl_filter *f)
+{
+    const size_t i = f->nstages;
+    uint64_t cap, bits;
+    unsigned k;
+    bl_status st = stage_capacity(f, i, &cap);
+    if (st != BL_OK)
+        return st;
+    const double p = stage_fpp(f, i);
+    if (!(p > 0))
+        return BL_E_TOO_LARGE;
+    st = bl_size_for_fpp(BL_LAYOUT_BLOCKED, cap, p, &bits, &k);
+    if (st != BL_OK)
+        return st;
+    bl_filter *s;
+    st = bl_filter_new(&s, BL_LAYOUT_BLOCKED, bits / BL_LINE_BITS, k, f->seed,
+                       f->flags & ~BL_FLAG_CONCURRENT, f->kern);
+    if (st != BL_OK)
+        return st;
+    s->design_keys = cap;
+    s->design_fpp = p;
+    st = append_stage(f, s);
+    if (st != BL_OK)
+        bl_free(s);
+    return st;
+}
+
+bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern)
+{
+    *out = NULL;
+    if (!(p->fpp > 0 && p->fpp < 1))
+        return BL_E_INVALID;
+    if (!(p->growth > 1) || !isfinite(p->growth))
+        return BL_E_INVALID;
+    if (!(p->tightening > 0 && p->tightening < 1))
+        return BL_E_INVALID;
+    /* Stages are sized by rate alone; a forced k or bits-per-key has no meaning for a chain. */
+    if (p->k != 0 || p->bits_per_key > 0)
+        return BL_E_INVALID;
+    /* Appending a stage reallocates the chain: concurrent adders would race on it. */
+    if (p->flags & BL_FLAG_CONCURRENT)
+        return BL_E_UNSUPPORTED;
+    bl_filter *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return BL_E_NOMEM;
+    f->layout = BL_LAYOUT_SCALABLE;
+    f->hash = bl_layout_hash(BL_LAYOUT_SCALABLE);
+    f->seed = p->seed;
+    f->flags = p->flags;
+    f->kern = kern;
+    f->keys_known = true;
+    f->design_keys = p->expected_keys ? p->expected_keys : BL_SCALABLE_DEFAULT_KEYS;
+    f->design_fpp = p->fpp;
+    f->growth = p->growth;
+    f->tightening = p->tightening;
+    bl_status st = grow(f);
+    if (st != BL_OK) {
+        bl_free(f);
+        return st;
+    }
+    f->k = f->stages[0]->k;
+    *out = f;
+    return BL_OK;
+}
+
+void bl_scalable_free_stages(bl_filter *f)
+{
+    for (size_t i = 0; i < f->nstages; i++)
+        bl_free(f->stages[i]);
+    free(f->stages);
+    f->stages = NULL;
+    f->nstages = 0;
+    f->stages_cap = 0;
+}
+
+bl_status bl_scalable_clone(bl_filter **out, const bl_filter *f)
+{
+    bl_filter *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return BL_E_NOMEM;
+    *c = *f;
+    c->data = NULL;
+    c->nbytes = 0;
+    c->storage = BL_STORAGE_HEAP;
+    c->map_base = NULL;
+    c->map_len = 0;
+    c->stages = NULL;
+    c->nstages = 0;
+    c->stages_cap = 0;
+    for (size_t i = 0; i < f->nstages; i++) {
+        bl_filter *s;
+        bl_status st = bl_clone(&s, f->stages[i]);
+        if (st == BL_OK && (st = append_stage(c, s)) != BL_OK)
+            bl_free(s);
+        if (st != BL_OK) {
+            bl_free(c);
+            return st;
+        }
+    }
+    *out = c;
+    return BL_OK;
+}
+
+/* Adds fill the newest stage up to its capacity, then open the next. Duplicates count: a key
+ * added twice takes two places, as keys_added reports. */
 bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail)
-{ (void)f; (void)h; (void)n; (void)avail; return BL_E_UNSUPPORTED; }
-size_t bl_scalable_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail, uint8_t *res)
-{ (void)f; (void)h; (void)n; (void)avail; (void)res; return 0; }
-bool bl_scalable_same_identity(const bl_filter *a, const bl_filter *b) { (void)a; (void)b; return false; }
+{
+    size_t done = 0;
+    while (done < n) {
+        uint64_t cap = 0;
+        bl_status st = f->nstages ? stage_capacity(f, f->nstages - 1, &cap) : BL_OK;
+        if (st != BL_OK)
+            return st;
+        if (f->nstages == 0 || f->stages[f->nstages - 1]->keys_added >= cap) {
+            if ((st = grow(f)) != BL_OK)
+                return st;
+            continue;
+        }
+        bl_filter *s = f->stages[f->nstages - 1];
+        const uint64_t room = cap - s->keys_added;
+        const size_t take = room < n - done ? (size_t)room : n - done;
+        stage_kern(f, s)->blocked_add(s->data, s->nblocks, s->k, h + done, take, avail - done);
+        s->keys_added += take;
+        f->keys_added += take;
+        done += take;
+    }
+    return BL_OK;
+}
+
+/* Newest stage first over the whole chunk, then each older stage over the keys still missing
+ * only (compacted, so the kernels keep running full batches with their prefetch). */
+size_t bl_scalable_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
+                               uint8_t *res)
+{
+    size_t hits = 0;
+    for (size_t off = 0; off < n; off += BL_PIPELINE_CHUNK) {
+        const size_t cnt = n - off < BL_PIPELINE_CHUNK ? n - off : BL_PIPELINE_CHUNK;
+        uint8_t found[BL_PIPELINE_CHUNK], r[BL_PIPELINE_CHUNK];
+        uint64_t miss_h[BL_PIPELINE_CHUNK];
+        uint16_t miss_i[BL_PIPELINE_CHUNK];
+        memset(found, 0, cnt);
+        size_t nmiss = 0;
+        for (size_t si = f->nstages; si-- > 0;) {
+            const bl_filter *s = f->stages[si];
+            const struct bl_kernels *kern = stage_kern(f, s);
+            if (si == f->nstages - 1) {
+                kern->blocked_test(s->data, s->nblocks, s->k, h + off, cnt, avail - off, found);
+                for (size_t j = 0; j < cnt; j++)
+                    if (!found[j]) {
+                        miss_h[nmiss] = h[off + j];
+                        miss_i[nmiss++] = (uint16_t)j;
+                    }
+                continue;
+            }
+            if (nmiss == 0)
+                break;
+            kern->blocked_test(s->data, s->nblocks, s->k, miss_h, nmiss, nmiss, r);
+            size_t keep = 0;
+            for (size_t j = 0; j < nmiss; j++) {
+                if (r[j]) {
+                    found[miss_i[j]] = 1;
+                } else {
+                    miss_h[keep] = miss_h[j];
+                    miss_i[keep++] = miss_i[j];
+                }
+            }
+            nmiss = keep;
+        }
+        for (size_t j = 0; j < cnt; j++)
+            hits += found[j];
+        if (res)
+            memcpy(res + off, found, cnt);
+    }
+    return hits;
+}
+
+/* Chains built with the same parameters grow identical stages, so two chains are compatible
+ * when their parameters agree and their common stages (the shorter chain is a prefix) agree. */
+bool bl_scalable_same_identity(const bl_filter *a, const bl_filter *b)
+{
+    if (a->hash != b->hash || a->seed != b->seed || a->design_keys != b->design_keys ||
+        a->design_fpp != b->design_fpp || a->growth != b->growth ||
+        a->tightening != b->tightening)
+        return false;
+    const size_t common = a->nstages < b->nstages ? a->nstages : b->nstages;
+    for (size_t i = 0; i < common; i++)
+        if (!bl_same_identity(a->stages[i], b->stages[i]))
+            return false;
+    return true;
+}
+
+/* Union ORs stage i into stage i (a key lives in one stage of its chain, so it stays found) and
+ * copies the stages only src has. Intersection cannot be done stage by stage: a key common to
+ * both chains may sit in stage 0 of one and stage 3 of the other, and ANDing would lose it. */
 bl_status bl_scalable_merge(bl_filter *dst, const bl_filter *src, bool intersect)
-{ (void)dst; (void)src; (void)intersect; return BL_E_UNSUPPORTED; }
-bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info) { (void)f; (void)info; return BL_E_UNSUPPORTED; }
+{
+    if (intersect)
+        return BL_E_UNSUPPORTED;
+    for (size_t i = 0; i < dst->nstages; i++)
+        if (dst->stages[i]->storage == BL_STORAGE_FILE_MAP)
+            return BL_E_READ_ONLY;
+    /* Clone src's extra stages first, so a failed allocation leaves dst unchanged. */
+    const size_t common = dst->nstages < src->nstages ? dst->nstages : src->nstages;
+    const size_t extra = src->nstages - common;
+    bl_filter **copies = NULL;
+    if (extra) {
+        copies = calloc(extra, sizeof *copies);
+        if (copies == NULL)
+            return BL_E_NOMEM;
+    }
+    bl_status st = BL_OK;
+    for (size_t i = 0; i < extra && st == BL_OK; i++)
+        st = bl_clone(&copies[i], src->stages[common + i]);
+    if (st == BL_OK && dst->nstages + extra > dst->stages_cap) {
+        bl_filter **grown = realloc(dst->stages, (dst->nstages + extra) * sizeof *grown);
+        if (grown == NULL) {
+            st = BL_E_NOMEM;
+        } else {
+            dst->stages = grown;
+            dst->stages_cap = dst->nstages + extra;
+        }
+    }
+    if (st != BL_OK) {
+        for (size_t i = 0; i < extra; i++)
+            bl_free(copies[i]);
+        free(copies);
+        return st;
+    }
+    for (size_t i = 0; i < common; i++)
+        if ((st = bl_union(dst->stages[i], src->stages[i])) != BL_OK)
+            break; /* cannot happen: identities and writability were checked */
+    for (size_t i = 0; i < extra; i++)
+        dst->stages[dst->nstages++] = copies[i];
+    free(copies);
+    dst->keys_added += src->keys_added;
+    dst->keys_known = dst->keys_known && src->keys_known;
+    return st;
+}
+
+bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info)
+{
+    memset(info, 0, sizeof *info);
+    double set = 0, pass = 1;
+    for (size_t i = 0; i < f->nstages; i++) {
+        bl_info si;
+        bl_status st = bl_get_info(f->stages[i], &si);
+        if (st != BL_OK)
+            return st;
+        info->bits += si.bits;
+        info->bytes += si.bytes;
+        info->blocks += si.blocks;
+        info->k = si.k; /* the newest stage's */
+        info->estimated_keys += si.estimated_keys;
+        set += si.fill_ratio * (double)si.bits;
+        pass *= 1 - si.current_fpp;
+        info->hash_name = si.hash_name;
+    }
+    info->layout = f->layout;
+    info->layout_name = bl_layout_name(f->layout);
+    info->hash = f->hash;
+    info->seed = f->seed;
+    info->design_keys = f->design_keys; /* the first stage's capacity: the chain grows past it */
+    info->design_fpp = f->design_fpp;
+    info->keys_added = f->keys_added;
+    info->keys_known = f->keys_known;
+    info->fill_ratio = info->bits ? set / (double)info->bits : 0;
+    info->current_fpp = 1 - pass;
+    info->stages = f->nstages;
+    info->mapped = f->storage == BL_STORAGE_FILE_MAP;
+    info->kernel = f->kern ? f->kern->name : NULL;
+    if (info->hash_name == NULL)
+        info->hash_name = "xxh3";
+    return BL_OK;
+}
+
+bl_status bl_get_stage_info(const bl_filter *filter, size_t stage, bl_info *info)
+{
+    if (filter == NULL || info == NULL)
+        return BL_E_INVALID;
+    if (filter->layout != BL_LAYOUT_SCALABLE) /* any other filter is its own single stage */
+        return stage == 0 ? bl_get_info(filter, info) : BL_E_INVALID;
+    if (stage >= filter->nstages)
+        return BL_E_INVALID;
+    return bl_get_info(filter->stages[stage], info);
+}

@@ -169,7 +169,6 @@ double bl_expected_fpp(bl_layout layout, uint64_t bits, unsigned k, uint64_t n)
 
 /* ---- Searches -------------------------------------------------------------------------------- */
 
-#define BL_MAX_PAYLOAD_BYTES (UINT64_C(1) << 50) /* 1 PiB: beyond any machine, well inside size_t */
 
 typedef struct geometry {
     bl_layout layout;

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared benchmark helpers: timing and statistics, pinning, key and URL generators, arguments. */
+#include "bench_common.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef BB_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+#include "bloomline.h"
+
+volatile uint64_t bb_sink;
+
+uint64_t bb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+bb_stat bb_stat_of(const double *v, int n)
+{
+    bb_stat s = {0, 0, false};
+    if (n <= 0)
+        return s;
+    double tmp[BB_MAX_REPS];
+    if (n > BB_MAX_REPS)
+        n = BB_MAX_REPS;
+    memcpy(tmp, v, (size_t)n * sizeof *tmp);
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+    s.min = tmp[0];
+    s.med = (n & 1) ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+    s.valid = true;
+    return s;
+}
+
+const char *bb_fmt_ns(bb_stat s, char *buf, size_t cap)
+{
+    if (!s.valid)
+        snprintf(buf, cap, "-");
+    else if (s.med < 100)
+        snprintf(buf, cap, "%.2f (%.2f)", s.med, s.min);
+    else
+        snprintf(buf, cap, "%.0f (%.0f)", s.med, s.min);
+    return buf;
+}
+
+/* ---- Machine ------------------------------------------------------------------------------ */
+
+#ifdef BB_HAVE_HWLOC
+static hwloc_topology_t topo;
+static bool topo_ready;
+static bool topology(void)
+{
+    if (!topo_ready) {
+        if (hwloc_topology_init(&topo) != 0)
+            return false;
+        if (hwloc_topology_load(topo) != 0) {
+            hwloc_topology_destroy(topo);
+            return false;
+        }
+        topo_ready = true;
+    }
+    return true;
+}
+#endif
+
+int bb_pin_thread(int cpu)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1)
+        ncpu = 1;
+    if (cpu < 0)
+        cpu = (int)ncpu - 1;
+#ifdef BB_HAVE_HWLOC
+    if (topology()) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)cpu);
+        if (pu != NULL && hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD) == 0)
+            return cpu;
+    }
+#endif
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+}
+
+int bb_ncores(void)
+{
+#ifdef BB_HAVE_HWLOC
+    if (topology()) {
+        int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        if (n > 0)
+            return n;
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void bb_print_machine(FILE *out)
+{
+    char model[256] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f != NULL) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c != NULL) {
+                    snprintf(model, sizeof model, "%s", c + 2);
+                    model[strcspn(model, "\n")] = 0;
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    fprintf(out, "# machine: %s, %d cores", model, bb_ncores());
+#ifdef BB_HAVE_HWLOC
+    if (topology()) {
+        static const hwloc_obj_type_t caches[] = {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE,
+                                                  HWLOC_OBJ_L3CACHE};
+        for (int i = 0; i < 3; i++) {
+            hwloc_obj_t c = hwloc_get_obj_by_type(topo, caches[i], 0);
+            if (c != NULL && c->attr != NULL)
+                fprintf(out, ", L%d %llu KiB", i + 1,
+                        (unsigned long long)c->attr->cache.size / 1024);
+        }
+    }
+#endif
+    fprintf(out, "; bloomline %s, kernel %s\n", BLOOMLINE_VERSION_STRING,
+            bl_kernel_name() ? bl_kernel_name() : "?");
+}
+
+size_t bb_peak_rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f == NULL)
+        return 0;
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kb = strtoull(line + 6, NULL, 10);
+    fclose(f);
+    return kb * 1024;
+}
+
+/* ---- Keys --------------------------------------------------------------------------------- */
+
+static const char hexd[] = "0123456789abcdef";
+
+size_t bb_url(uint64_t i, char *out)
+{
+    /* Four path shapes give lengths 48..53 (about 50 on average), like real crawl lists. */
+    static const char *const paths[4] = {"/a/", "/item/", "/page/", "/view/x/"};
+    static const size_t plen[4] = {3, 6, 6, 8};
+    const uint64_t v = bb_mix(i);
+    const uint64_t w = bb_mix(v); /* host and path shape, independent of the printed digits */
+    char *p = out;
+    memcpy(p, "https://www.s", 13);
+    p += 13;
+    for (int s = 12; s >= 0; s -= 4)
+        *p++ = hexd[(w >> s) & 15];
+    memcpy(p, ".example.com", 12);
+    p += 12;
+    const unsigned shape = (unsigned)(w >> 62);
+    memcpy(p, paths[shape], plen[shape]);
+    p += plen[shape];
+    for (int s = 60; s >= 0; s -= 4)
+        *p++ = hexd[(v >> s) & 15];
+    return (size_t)(p - out);
+}
+
+int bb_urls_make(bb_urls *u, uint64_t first, size_t n)
+{
+    memset(u, 0, sizeof *u);
+    u->arena = malloc(n * BB_URL_MAX + 1);
+    u->ptr = malloc((n + 1) * sizeof *u->ptr);
+    u->len = malloc((n + 1) * sizeof *u->len);
+    if (u->arena == NULL || u->ptr == NULL || u->len == NULL) {
+        bb_urls_free(u);
+        return -1;
+    }
+    bb_urls_fill(u, first, n);
+    return 0;
+}
+
+void bb_urls_fill(bb_urls *u, uint64_t first, size_t n)
+{
+    /* Packed back to back like lines read from a file, not one 64-byte slot per key. */
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = bb_url(first + i, u->arena + off);
+        u->ptr[i] = u->arena + off;
+        u->len[i] = len;
+        off += len;
+    }
+    u->n = n;
+    u->bytes = off;
+}
+
+void bb_urls_free(bb_urls *u)
+{
+    free(u->arena);
+    free((void *)u->ptr);
+    free(u->len);
+    memset(u, 0, sizeof *u);
+}
+
+void bb_keys_u64(uint64_t *out, uint64_t first, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = bb_key_u64(first + i);
+}
+
+void bb_touch(void *p, size_t bytes)
+{
+    volatile uint8_t *b = p;
+    for (size_t i = 0; i < bytes; i += 4096)
+        b[i] = b[i];
+    if (bytes > 0)
+        b[bytes - 1] = b[bytes - 1];
+}
+
+/* ---- Arguments ---------------------------------------------------------------------------- */
+
+uint64_t bb_parse_count(const char *s)
+{
+    if (s == NULL || *s == 0)
+        return 0;
+    const char *caret = strchr(s, '^');
+    if (caret != NULL) {
+        double base = strtod(s, NULL), e = strtod(caret + 1, NULL);
+        double v = pow(base, e);
+        return v >= 1 && v < 1.8e19 ? (uint64_t)v : 0;
+    }
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != 0 || !(v >= 0) || v >= 1.8e19)
+        return 0;
+    return (uint64_t)(v + 0.5);
+}
+
+int bb_parse_list(const char *s, uint64_t *out, int cap, bool pow2)
+{
+    int n = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = strtok(buf, ","); tok != NULL && n < cap; tok = strtok(NULL, ",")) {
+        uint64_t v = pow2 ? (UINT64_C(1) << strtoul(tok, NULL, 10)) : bb_parse_count(tok);
+        if (v == 0)
+            return -1;
+        out[n++] = v;
+    }
+    return n;
+}
+
+FILE *bb_csv_open(const char *path, const char *header)
+{
+    if (path == NULL)
+        return NULL;
+    struct stat st;
+    bool fresh = stat(path, &st) != 0 || st.st_size == 0;
+    FILE *f = fopen(path, "a");
+    if (f == NULL) {
+        perror(path);
+        return NULL;
+    }
+    if (fresh)
+        fprintf(f, "%s\n", header);
+    return f;
+}
+
+bool bb_layout_works(int layout)
+{
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = (bl_layout)layout;
+    p.expected_keys = 4096;
+    p.fpp = 0.01;
+    bl_filter *f = NULL;
+    if (bl_create(&f, &p) != BL_OK)
+        return false;
+    bool ok = true;
+    for (uint64_t i = 0; i < 4096 && ok; i++)
+        ok = bl_add_u64(f, bb_key_u64(i)) == BL_OK;
+    size_t fn = 0, fp = 0;
+    for (uint64_t i = 0; i < 4096; i++) {
+        fn += !bl_contains_u64(f, bb_key_u64(i));
+        fp += bl_contains_u64(f, bb_key_u64(BB_ABSENT + i));
+    }
+    bl_free(f);
+    return ok && fn == 0 && fp < 400;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared benchmark helpers: timing and statistics, pinning, key and URL generators, arguments. */
+#ifndef BB_COMMON_H
+#define BB_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BB_MAX_REPS 64
+
+/* ---- Time and statistics ------------------------------------------------------------------- */
+
+uint64_t bb_now_ns(void);
+
+/* Median and minimum of a set of repetitions (ns per key). */
+typedef struct bb_stat {
+    double med;
+    double min;
+    bool valid;
+} bb_stat;
+bb_stat bb_stat_of(const double *v, int n);
+
+/* "12.3" / "12.3 (11.9)" cells for the tables; "-" when invalid. */
+const char *bb_fmt_ns(bb_stat s, char *buf, size_t cap);
+
+/* Run `body` reps times, timing each run; stat = ns per key over nkeys keys per run. */
+#define BB_TIME(reps, nkeys, stat, body)                                                        \
+    do {                                                                                        \
+        double bb_v_[BB_MAX_REPS];                                                              \
+        int bb_r_n_ = (reps) < BB_MAX_REPS ? (reps) : BB_MAX_REPS;                             \
+        for (int bb_r_ = 0; bb_r_ < bb_r_n_; bb_r_++) {                                         \
+            uint64_t bb_t0_ = bb_now_ns();                                                      \
+            body;                                                                               \
+            bb_v_[bb_r_] = (double)(bb_now_ns() - bb_t0_) / (double)(nkeys);                    \
+        }                                                                                       \
+        (stat) = bb_stat_of(bb_v_, bb_r_n_);                                                    \
+    } while (0)
+
+/* Anything a timed loop computes goes here so the compiler cannot drop the loop. */
+extern volatile uint64_t bb_sink;
+
+/* ---- Machine ---------------------------------------------------------------------------------- */
+
+/* Pin the calling thread to one CPU (hwloc when built with it, else sched_setaffinity). Returns
+ * the CPU used or -1. cpu < 0 picks the last CPU of the machine. */
+int bb_pin_thread(int cpu);
+/* Physical cores (hwloc) or online CPUs. */
+int bb_ncores(void);
+/* One line describing the CPU and caches ("# machine: ..."), for every program's header. */
+void bb_print_machine(FILE *out);
+/* Peak resident set size of this process in bytes (VmHWM), 0 if unknown. */
+size_t bb_peak_rss(void);
+
+/* ---- Keys ------------------------------------------------------------------------------------- */
+
+/* A bijection on 64-bit values (the splitmix64 finalizer): distinct indexes give distinct keys. */
+static inline uint64_t bb_mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* Key spaces: the present keys of a run are indexes [0, n); absent keys start at BB_ABSENT. */
+#define BB_ABSENT (UINT64_C(1) << 62)
+
+/* uint64 key number i. */
+static inline uint64_t bb_key_u64(uint64_t i) { return bb_mix(i); }
+
+/* URL number i: ~50 bytes (48..53), distinct for distinct i (the 16 hex digits of bb_mix(i)
+ * are in it). out needs BB_URL_MAX bytes. Returns the length; no terminating NUL. */
+#define BB_URL_MAX 64
+size_t bb_url(uint64_t i, char *out);
+
+/* A materialised set of URL keys: arena + pointer and length arrays, for the batch APIs. */
+typedef struct bb_urls {
+    char *arena;
+    const void **ptr;
+    size_t *len;
+    size_t n;
+    size_t bytes; /* arena bytes used */
+} bb_urls;
+int bb_urls_make(bb_urls *u, uint64_t first, size_t n);
+/* Refill an already allocated set (capacity n) with keys [first, first + n). */
+void bb_urls_fill(bb_urls *u, uint64_t first, size_t n);
+void bb_urls_free(bb_urls *u);
+
+/* uint64 keys [first, first + n) into out. */
+void bb_keys_u64(uint64_t *out, uint64_t first, size_t n);
+
+/* Write to every page so the timed loops never take a first-touch fault. */
+void bb_touch(void *p, size_t bytes);
+
+/* ---- Arguments ----------------------------------------------------------------------------- */
+
+/* "1000000", "1e9", "2^27" -> value; 0 on error. */
+uint64_t bb_parse_count(const char *s);
+/* A comma-separated list of counts ("16,20" as powers of two when pow2 is true). */
+int bb_parse_list(const char *s, uint64_t *out, int cap, bool pow2);
+
+/* Open a CSV for writing; writes the header if the file is new/empty. NULL path gives NULL. */
+FILE *bb_csv_open(const char *path, const char *header);
+
+/* Whether a layout is really implemented here (creates a small filter and checks it answers
+ * like a Bloom filter: every added key present, most others absent). */
+bool bb_layout_works(int layout);
+
+#endif

@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/* bench_filters: bloomline (each layout x kernel) vs libbloom vs an exact hash set vs the memory
+ * probes, uint64 and URL keys, insert / query-hit / query-miss ns per key, single and batched. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef BB_HAVE_LIBBLOOM
+#include <bloom.h>
+#endif
+
+#include "bench_common.h"
+#include "bloomline.h"
+#include "hashset.h"
+#include "probe.h"
+
+#define MAX_ROWS 48
+#define FILL_CHUNK 65536u
+
+typedef struct row {
+    char impl[16];
+    char layout[16];
+    char kernel[16];
+    size_t bytes;
+    double fpr; /* measured on the miss queries; < 0: not measured */
+    bb_stat ins1, insb, hit1, hitb, miss1, missb;
+    char note[64];
+} row;
+
+typedef struct config {
+    int reps;
+    uint64_t sample;
+    double bpk;
+    unsigned dist;
+    const char *layouts; /* comma list or NULL for all that work */
+    const char *kernels; /* comma list or NULL for all the CPU runs */
+    bool libbloom, hashset;
+    double hashset_max_gib;
+} config;
+
+/* The keys of one (kind, size) run: s present keys (indexes [0, s)) and s absent ones. */
+typedef struct keyset {
+    bool url;
+    size_t s;
+    uint64_t *hit, *miss; /* uint64 keys (also the probes' random lines) */
+    bb_urls uhit, umiss;
+} keyset;
+
+static bool in_list(const char *list, const char *name)
+{
+    if (list == NULL)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == 0))
+            return true;
+    return false;
+}
+
+/* ---- bloomline -------------------------------------------------------------------------------- */
+
+static void fill_bloomline(bl_filter *f, const keyset *ks, uint64_t from, uint64_t to,
+                           uint64_t *ubuf, bb_urls *chunk)
+{
+    for (uint64_t i = from; i < to; i += FILL_CHUNK) {
+        size_t c = (size_t)(to - i < FILL_CHUNK ? to - i : FILL_CHUNK);
+        if (ks->url) {
+            bb_urls_fill(chunk, i, c);
+            bl_add_batch(f, chunk->ptr, chunk->len, c);
+        } else {
+            bb_keys_u64(ubuf, i, c);
+            bl_add_u64_batch(f, ubuf, c);
+        }
+    }
+}
+
+static size_t query_single(const bl_filter *f, const keyset *ks, bool hit)
+{
+    size_t hits = 0;
+    if (ks->url) {
+        const bb_urls *u = hit ? &ks->uhit : &ks->umiss;
+        for (size_t i = 0; i < ks->s; i++)
+            hits += bl_contains(f, u->ptr[i], u->len[i]);
+    } else {
+        const uint64_t *k = hit ? ks->hit : ks->miss;
+        for (size_t i = 0; i < ks->s; i++)
+            hits += bl_contains_u64(f, k[i]);
+    }
+    return hits;
+}
+
+static size_t query_batch(const bl_filter *f, const keyset *ks, bool hit, uint8_t *res)
+{
+    if (ks->url) {
+        const bb_urls *u = hit ? &ks->uhit : &ks->umiss;
+        return bl_contains_batch(f, u->ptr, u->len, ks->s, res);
+    }
+    return bl_contains_u64_batch(f, hit ? ks->hit : ks->miss, ks->s, res);
+}
+
+static void insert_single(bl_filter *f, const keyset *ks)
+{
+    if (ks->url)
+        for (size_t i = 0; i < ks->s; i++)
+            bl_add(f, ks->uhit.ptr[i], ks->uhit.len[i]);
+    else
+        for (size_t i = 0; i < ks->s; i++)
+            bl_add_u64(f, ks->hit[i]);
+}
+
+static void insert_batch(bl_filter *f, const keyset *ks)
+{
+    if (ks->url)
+        bl_add_batch(f, ks->uhit.ptr, ks->uhit.len, ks->s);
+    else
+        bl_add_u64_batch(f, ks->hit, ks->s);
+}
+
+/* Insert timing re-inserts the sample: for a Bloom filter that is the same work (hash, fetch
+ * the line, OR the bits), and it lets every repetition time the same keys. */
+static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_t n, bl_layout lay,
+                            const char *kernel, uint64_t *ubuf, bb_urls *chunk, uint8_t *res)
+{
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = lay;
+    p.expected_keys = n;
+    p.kernel = kernel;
+    /* Counting and scalable filters are sized for the rate the plain filter gets at this budget
+     * (about 1% at 10 bits/key): their own bits-per-key follow from their models. */
+    if (lay == BL_LAYOUT_COUNTING || lay == BL_LAYOUT_SCALABLE)
+        p.fpp = 0.01;
+    else
+        p.bits_per_key = cfg->bpk;
+    bl_filter *f = NULL;
+    bl_status st = bl_create(&f, &p);
+    if (st != BL_OK) {
+        fprintf(stderr, "bench_filters: %s/%s at %llu keys: %s\n", bl_layout_name(lay), kernel,
+                (unsigned long long)n, bl_strerror(st));
+        return false;
+    }
+    bl_clear(f); /* touches every page of the payload before timing */
+    memset(r, 0, sizeof *r);
+    snprintf(r->impl, sizeof r->impl, "bloomline");
+    snprintf(r->layout, sizeof r->layout, "%s", bl_layout_name(lay));
+    snprintf(r->kernel, sizeof r->kernel, "%s", lay == BL_LAYOUT_CLASSIC ? "any" : kernel);
+    const int reps = cfg->reps;
+    const size_t s = ks->s;
+    BB_TIME(reps, s, r->ins1, insert_single(f, ks));
+    BB_TIME(reps, s, r->insb, insert_batch(f, ks));
+    fill_bloomline(f, ks, s, n, ubuf, chunk);
+    size_t h1 = 0, hb = 0, m1 = 0, mb = 0;
+    BB_TIME(reps, s, r->hit1, h1 = query_single(f, ks, true));
+    BB_TIME(reps, s, r->hitb, hb = query_batch(f, ks, true, res));
+    BB_TIME(reps, s, r->miss1, m1 = query_single(f, ks, false));
+    BB_TIME(reps, s, r->missb, mb = query_batch(f, ks, false, res));
+    if (h1 != s || hb != s || m1 != mb)
+        fprintf(stderr, "bench_filters: WRONG ANSWERS %s/%s: hits %zu %zu of %zu, misses %zu %zu\n",
+                r->layout, r->kernel, h1, hb, s, m1, mb);
+    r->fpr = (double)mb / (double)s;
+    bl_info info;
+    r->bytes = bl_get_info(f, &info) == BL_OK ? info.bytes : 0;
+    bl_free(f);
+    return true;
+}
+
+/* ---- libbloom ------------------------------------------------------------------------------ */
+
+#ifdef BB_HAVE_LIBBLOOM
+static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t n, bb_urls *chunk)
+{
+    struct bloom b;
+    /* libbloom sizes by error: bits per entry = -ln(error) / ln(2)^2, so this error gives the
+     * same bits per key as the others (it takes int counts: fine up to 2^27 at 10 bits/key). */
+    const double err = exp(-cfg->bpk * log(2) * log(2));
+    if (n > 200000000u || bloom_init(&b, (int)n, err) != 0)
+        return false;
+    memset(b.bf, 0, (size_t)b.bytes); /* calloc'd lazily: touch it like the others */
+    memset(r, 0, sizeof *r);
+    snprintf(r->impl, sizeof r->impl, "libbloom");
+    snprintf(r->layout, sizeof r->layout, "classic");
+    snprintf(r->kernel, sizeof r->kernel, "-");
+    const size_t s = ks->s;
+    const int reps = cfg->reps;
+    r->insb.valid = r->hitb.valid = r->missb.valid = false;
+    if (ks->url) {
+        BB_TIME(reps, s, r->ins1, for (size_t i = 0; i < s; i++) bloom_add(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
+        for (uint64_t i = s; i < n; i += FILL_CHUNK) {
+            size_t c = (size_t)(n - i < FILL_CHUNK ? n - i : FILL_CHUNK);
+            bb_urls_fill(chunk, i, c);
+            for (size_t j = 0; j < c; j++)
+                bloom_add(&b, chunk->ptr[j], (int)chunk->len[j]);
+        }
+    } else {
+        BB_TIME(reps, s, r->ins1, for (size_t i = 0; i < s; i++) bloom_add(&b, &ks->hit[i], 8));
+        for (uint64_t i = s; i < n; i++) {
+            uint64_t k = bb_key_u64(i);
+            bloom_add(&b, &k, 8);
+        }
+    }
+    size_t h = 0, m = 0;
+    if (ks->url) {
+        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
+        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, ks->umiss.ptr[i], (int)ks->umiss.len[i]));
+    } else {
+        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
+        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
+    }
+    if (h != s)
+        fprintf(stderr, "bench_filters: libbloom missed %zu of %zu keys\n", s - h, s);
+    r->fpr = (double)m / (double)s;
+    r->bytes = (size_t)b.bytes;
+    bloom_free(&b);
+    return true;
+}
+#endif
+
+/* ---- Exact hash set -------------------------------------------------------------------------- */
+
+/* A set cannot re-insert a key at the same cost, so insert timing builds: small sets are
+ * rebuilt from empty every repetition; large ones are built to n - reps*C keys, then each
+ * repetition times the next C keys (the load ends at n as for a full build). */
+static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t n, bb_urls *chunk,
+                          uint64_t *ubuf)
+{
+    const size_t s = ks->s;
+    const int reps = cfg->reps;
+    memset(r, 0, sizeof *r);
+    snprintf(r->impl, sizeof r->impl, "hash set");
+    snprintf(r->layout, sizeof r->layout, "exact");
+    snprintf(r->kernel, sizeof r->kernel, "-");
+    const double est = (double)n * (ks->url ? 32 + 51 : 16);
+    if (est > cfg->hashset_max_gib * (1u << 30)) {
+        snprintf(r->note, sizeof r->note, "skipped: needs ~%.1f GiB", est / (1u << 30));
+        r->fpr = -1;
+        return true;
+    }
+    bool rebuild = n <= s;
+    uint64_t c = rebuild ? n : (n / (uint64_t)(2 * reps) < s ? n / (uint64_t)(2 * reps) : s);
+    uint64_t base = rebuild ? 0 : n - (uint64_t)reps * c;
+    double v[BB_MAX_REPS];
+    size_t h = 0, m = 0;
+    if (ks->url) {
+        bb_setstr set;
+        if (bb_setstr_init(&set, (size_t)n, (size_t)n * 54) != 0)
+            return false;
+        /* chunk->n is the chunk capacity here (FILL_CHUNK). */
+        for (int rep = 0; rep < reps; rep++) {
+            uint64_t lo = rebuild ? 0 : base + (uint64_t)rep * c, hi = lo + c;
+            if (rebuild || rep == 0) {
+                bb_setstr_clear(&set);
+                for (uint64_t i = 0; i < (rebuild ? 0 : base); i += FILL_CHUNK) {
+                    size_t cc = (size_t)(base - i < FILL_CHUNK ? base - i : FILL_CHUNK);
+                    bb_urls_fill(chunk, i, cc);
+                    for (size_t j = 0; j < cc; j++)
+                        bb_setstr_insert(&set, chunk->ptr[j], chunk->len[j]);
+                }
+            }
+            uint64_t t = 0;
+            for (uint64_t i = lo; i < hi; i += FILL_CHUNK) {
+                size_t cc = (size_t)(hi - i < FILL_CHUNK ? hi - i : FILL_CHUNK);
+                bb_urls_fill(chunk, i, cc); /* generation kept out of the timed part */
+                uint64_t t0 = bb_now_ns();
+                for (size_t j = 0; j < cc; j++)
+                    bb_setstr_insert(&set, chunk->ptr[j], chunk->len[j]);
+                t += bb_now_ns() - t0;
+            }
+            v[rep] = (double)t / (double)c;
+        }
+        r->ins1 = bb_stat_of(v, reps);
+        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_setstr_contains(&set, ks->uhit.ptr[i], ks->uhit.len[i]));
+        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_setstr_contains(&set, ks->umiss.ptr[i], ks->umiss.len[i]));
+        r->bytes = bb_setstr_bytes(&set);
+        bb_setstr_free(&set);
+    } else {
+        bb_set64 set;
+        if (bb_set64_init(&set, (size_t)n) != 0)
+            return false;
+        for (int rep = 0; rep < reps; rep++) {
+            uint64_t lo = rebuild ? 0 : base + (uint64_t)rep * c, hi = lo + c;
+            if (rebuild || rep == 0) {
+                bb_set64_clear(&set);
+                for (uint64_t i = 0; i < (rebuild ? 0 : base); i++)
+                    bb_set64_insert(&set, bb_key_u64(i));
+            }
+            uint64_t t = 0;
+            for (uint64_t i = lo; i < hi; i += FILL_CHUNK) {
+                size_t cc = (size_t)(hi - i < FILL_CHUNK ? hi - i : FILL_CHUNK);
+                bb_keys_u64(ubuf, i, cc);
+                uint64_t t0 = bb_now_ns();
+                for (size_t j = 0; j < cc; j++)
+                    bb_set64_insert(&set, ubuf[j]);
+                t += bb_now_ns() - t0;
+            }
+            v[rep] = (double)t / (double)c;
+        }
+        r->ins1 = bb_stat_of(v, reps);
+        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_set64_contains(&set, ks->hit[i]));
+        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_set64_contains(&set, ks->miss[i]));
+        r->bytes = bb_set64_bytes(&set);
+        bb_set64_free(&set);
+    }
+    if (h != s || m != 0)
+        fprintf(stderr, "bench_filters: hash set wrong: %zu hits of %zu, %zu false\n", h, s, m);
+    r->fpr = 0;
+    return true;
+}
+
+/* ---- Output -------------------------------------------------------------------------------- */
+
+static double qmean(const row *r, bool batch)
+{
+    if (batch && r->hitb.valid && r->missb.valid)
+        return (r->hitb.med + r->missb.med) / 2;
+    if (r->hit1.valid && r->miss1.valid)
+        return (r->hit1.med + r->miss1.med) / 2;
+    return NAN;
+}
+
+static void cell_ratio(char *buf, size_t cap, double a, double b)
+{
+    if (isfinite(a) && isfinite(b) && b > 0)
+        snprintf(buf, cap, "%.2f", a / b);
+    else
+        snprintf(buf, cap, "-");
+}
+
+static void csv_stat(FILE *csv, bb_stat s)
+{
+    if (s.valid)
+        fprintf(csv, ",%.4f,%.4f", s.med, s.min);
+    else
+        fprintf(csv, ",,");
+}
+
+static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const row *rows,
+                       int nrows, const bb_stat probe_rd[3], const bb_stat probe_rmw[3],
+                       unsigned dist)
+{
+    printf("\n### %s keys, n = 2^%d (%llu), timed over %zu keys per repetition\n\n", kind,
+           __builtin_ctzll(n), (unsigned long long)n, s);
+    printf("| probe (1 line per key) | read ns/key | read-modify-write ns/key |\n|---|---:|---:|\n");
+    for (int m = 0; m < 3; m++) {
+        char c1[64], c2[64];
+        printf("| %s%s | %s | %s |\n", bb_probe_mode_name[m],
+               m == 0 ? "" : (m == 1 ? " (chunks of D)" : " (D ahead)"),
+               bb_fmt_ns(probe_rd[m], c1, 64), bb_fmt_ns(probe_rmw[m], c2, 64));
+    }
+    printf("\nD = %u. Cells: median (min) ns per key. Ratios use medians; probe = rolling.\n\n", dist);
+    double lib = NAN, set = NAN;
+    for (int i = 0; i < nrows; i++) {
+        if (!strcmp(rows[i].impl, "libbloom"))
+            lib = qmean(&rows[i], false);
+        if (!strcmp(rows[i].impl, "hash set"))
+            set = qmean(&rows[i], false);
+    }
+    printf("| impl | layout | kernel | MiB | bits/key | FPR %% | insert | insert batch | hit | hit batch "
+           "| miss | miss batch | hit b / probe | miss b / probe | ins b / RMW probe | x vs libbloom "
+           "| x vs hash set |\n");
+    printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        char c[6][64], q[5][32], fpr[32];
+        if (r->note[0]) {
+            printf("| %s | %s | %s | | | | %s | | | | | | | | | | |\n", r->impl, r->layout,
+                   r->kernel, r->note);
+            continue;
+        }
+        bb_fmt_ns(r->ins1, c[0], 64);
+        bb_fmt_ns(r->insb, c[1], 64);
+        bb_fmt_ns(r->hit1, c[2], 64);
+        bb_fmt_ns(r->hitb, c[3], 64);
+        bb_fmt_ns(r->miss1, c[4], 64);
+        bb_fmt_ns(r->missb, c[5], 64);
+        cell_ratio(q[0], 32, r->hitb.valid ? r->hitb.med : NAN, probe_rd[2].med);
+        cell_ratio(q[1], 32, r->missb.valid ? r->missb.med : NAN, probe_rd[2].med);
+        cell_ratio(q[2], 32, r->insb.valid ? r->insb.med : NAN, probe_rmw[2].med);
+        cell_ratio(q[3], 32, lib, qmean(r, true));
+        cell_ratio(q[4], 32, set, qmean(r, true));
+        if (r->fpr >= 0)
+            snprintf(fpr, sizeof fpr, "%.3f", 100 * r->fpr);
+        else
+            snprintf(fpr, sizeof fpr, "-");
+        printf("| %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+               r->impl, r->layout, r->kernel, r->bytes / 1048576.0, 8.0 * r->bytes / (double)n,
+               fpr, c[0], c[1], c[2], c[3], c[4], c[5], q[0], q[1], q[2], q[3], q[4]);
+    }
+    if (csv == NULL)
+        return;
+    for (int m = 0; m < 3; m++) {
+        fprintf(csv, "%s,%llu,probe,%s,-,%zu,%.4f,", kind, (unsigned long long)n,
+                bb_probe_mode_name[m], (size_t)0, 0.0);
+        bb_stat none = {0, 0, false};
+        csv_stat(csv, none);
+        csv_stat(csv, probe_rmw[m]);
+        csv_stat(csv, none);
+        csv_stat(csv, probe_rd[m]);
+        csv_stat(csv, none);
+        csv_stat(csv, probe_rd[m]);
+        fprintf(csv, "\n");
+    }
+    for (int i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        if (r->note[0])
+            continue;
+        fprintf(csv, "%s,%llu,%s,%s,%s,%zu,%.4f,", kind, (unsigned long long)n, r->impl,
+                r->layout, r->kernel, r->bytes, 8.0 * r->bytes / (double)n);
+        if (r->fpr >= 0)
+            fprintf(csv, "%.6g", r->fpr);
+        csv_stat(csv, r->ins1);
+        csv_stat(csv, r->insb);
+        csv_stat(csv, r->hit1);
+        csv_stat(csv, r->hitb);
+        csv_stat(csv, r->miss1);
+        csv_stat(csv, r->missb);
+        fprintf(csv, "\n");
+    }
+    fflush(csv);
+}
+
+/* ---- Main ---------------------------------------------------------------------------------- */
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: bench_filters [--sizes 16,20,24,27] [--keys u64,url] [--reps 5] [--sample 2^22]\n"
+            "         [--bits-per-key 10] [--dist 64] [--layouts blocked,sbbf,...] [--kernels ...]\n"
+            "         [--no-libbloom] [--no-hashset] [--hashset-max-gib 6] [--csv FILE] [--quick]\n"
+            "Sizes are powers of two. Every size is timed over min(n, sample) keys per repetition.\n");
+}
+
+int main(int argc, char **argv)
+{
+    config cfg = {5, 1u << 22, 10, 64, NULL, NULL, true, true, 6};
+    uint64_t sizes[16] = {1u << 16, 1u << 20, 1u << 24, 1u << 27};
+    int nsizes = 4;
+    const char *kinds = "u64,url";
+    const char *csv_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick")) {
+            sizes[0] = 1u << 10, sizes[1] = 1u << 13, nsizes = 2, cfg.reps = 3;
+            continue;
+        }
+        if (!strcmp(a, "--no-libbloom")) {
+            cfg.libbloom = false;
+            continue;
+        }
+        if (!strcmp(a, "--no-hashset")) {
+            cfg.hashset = false;
+            continue;
+        }
+        if (v == NULL) {
+            usage();
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--sizes"))
+            nsizes = bb_parse_list(v, sizes, 16, true);
+        else if (!strcmp(a, "--keys"))
+            kinds = v;
+        else if (!strcmp(a, "--reps"))
+            cfg.reps = atoi(v);
+        else if (!strcmp(a, "--sample"))
+            cfg.sample = bb_parse_count(v);
+        else if (!strcmp(a, "--bits-per-key"))
+            cfg.bpk = atof(v);
+        else if (!strcmp(a, "--dist"))
+            cfg.dist = (unsigned)atoi(v);
+        else if (!strcmp(a, "--layouts"))
+            cfg.layouts = v;
+        else if (!strcmp(a, "--kernels"))
+            cfg.kernels = v;
+        else if (!strcmp(a, "--hashset-max-gib"))
+            cfg.hashset_max_gib = atof(v);
+        else if (!strcmp(a, "--csv"))
+            csv_path = v;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    if (nsizes <= 0 || cfg.reps < 1 || cfg.reps > BB_MAX_REPS || cfg.sample == 0 ||
+        !(cfg.bpk > 0) || cfg.dist == 0) {
+        usage();
+        return 2;
+    }
+
+    const char *kernels[8];
+    int nkern = 0;
+    for (size_t i = 0; bl_kernel_at(i) != NULL && nkern < 8; i++) {
+        const char *k = bl_kernel_at(i);
+#if defined(__x86_64__) || defined(__i386__)
+        if (!strcmp(k, "neon")) /* NEON through SIMDe on x86 is for testing, not a real kernel */
+            continue;
+#endif
+        if (bl_kernel_supported(k) && in_list(cfg.kernels, k))
+            kernels[nkern++] = k;
+    }
+    static const bl_layout all_layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                            BL_LAYOUT_COUNTING, BL_LAYOUT_SCALABLE};
+    bl_layout layouts[5];
+    int nlay = 0;
+    for (int i = 0; i < 5; i++) {
+        const char *name = bl_layout_name(all_layouts[i]);
+        if (!in_list(cfg.layouts, name))
+            continue;
+        if (!bb_layout_works(all_layouts[i])) {
+            printf("# layout %s: not implemented in this build, skipped\n", name);
+            continue;
+        }
+        layouts[nlay++] = all_layouts[i];
+    }
+
+    int cpu = bb_pin_thread(-1);
+    bb_print_machine(stdout);
+    printf("# pinned to cpu %d; %d repetitions per cell; %.3g bits/key; prefetch window D = %u\n",
+           cpu, cfg.reps, cfg.bpk, cfg.dist);
+#ifndef BB_HAVE_LIBBLOOM
+    printf("# libbloom not found at build time: its rows are missing\n");
+#endif
+    FILE *csv = bb_csv_open(csv_path, "kind,n,impl,layout,kernel,bytes,bits_per_key,fpr,"
+                                      "ins1_med,ins1_min,insb_med,insb_min,hit1_med,hit1_min,"
+                                      "hitb_med,hitb_min,miss1_med,miss1_min,missb_med,missb_min");
+
+    uint64_t *ubuf = malloc(FILL_CHUNK * sizeof *ubuf);
+    bb_urls chunk;
+    if (ubuf == NULL || bb_urls_make(&chunk, 0, FILL_CHUNK) != 0)
+        return 1;
+    for (int kind = 0; kind < 2; kind++) {
+        const char *kname = kind ? "url" : "u64";
+        if (!in_list(kinds, kname))
+            continue;
+        for (int si = 0; si < nsizes; si++) {
+            const uint64_t n = sizes[si];
+            keyset ks;
+            memset(&ks, 0, sizeof ks);
+            ks.url = kind == 1;
+            ks.s = (size_t)(n < cfg.sample ? n : cfg.sample);
+            ks.hit = malloc(ks.s * sizeof *ks.hit);
+            ks.miss = malloc(ks.s * sizeof *ks.miss);
+            uint8_t *res = malloc(ks.s);
+            if (ks.hit == NULL || ks.miss == NULL || res == NULL)
+                return 1;
+            bb_keys_u64(ks.hit, 0, ks.s);
+            bb_keys_u64(ks.miss, BB_ABSENT, ks.s);
+            if (ks.url && (bb_urls_make(&ks.uhit, 0, ks.s) != 0 ||
+                           bb_urls_make(&ks.umiss, BB_ABSENT, ks.s) != 0))
+                return 1;
+
+            /* The probes: a buffer the size of the 10-bits/key filter, the same random lines. */
+            bb_stat prd[3], prmw[3];
+            bb_buffer buf;
+            if (bb_buffer_alloc(&buf, (size_t)((double)n * cfg.bpk / 8)) != 0)
+                return 1;
+            for (int m = 0; m < 3; m++) {
+                BB_TIME(cfg.reps, ks.s, prd[m], bb_sink += bb_probe_read(&buf, ks.hit, ks.s, m, cfg.dist));
+                BB_TIME(cfg.reps, ks.s, prmw[m], bb_probe_rmw(&buf, ks.hit, ks.s, m, cfg.dist));
+            }
+            bb_buffer_free(&buf);
+
+            row rows[MAX_ROWS];
+            int nrows = 0;
+#ifdef BB_HAVE_LIBBLOOM
+            if (cfg.libbloom && bench_libbloom(&rows[nrows], &cfg, &ks, n, &chunk))
+                nrows++;
+#endif
+            if (cfg.hashset && bench_hashset(&rows[nrows], &cfg, &ks, n, &chunk, ubuf))
+                nrows++;
+            for (int li = 0; li < nlay; li++) {
+                for (int ki = 0; ki < nkern && nrows < MAX_ROWS; ki++) {
+                    if (bench_bloomline(&rows[nrows], &cfg, &ks, n, layouts[li], kernels[ki], ubuf,
+                                        &chunk, res))
+                        nrows++;
+                    if (layouts[li] == BL_LAYOUT_CLASSIC) /* no kernel-specific code: once */
+                        break;
+                }
+            }
+            print_size(csv, kname, n, ks.s, rows, nrows, prd, prmw, cfg.dist);
+            fflush(stdout);
+            free(ks.hit);
+            free(ks.miss);
+            free(res);
+            if (ks.url) {
+                bb_urls_free(&ks.uhit);
+                bb_urls_free(&ks.umiss);
+            }
+        }
+    }
+    bb_urls_free(&chunk);
+    free(ubuf);
+    if (csv)
+        fclose(csv);
+    return 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* bench_probe: the memory limit of one-line-per-key filters, per buffer size and prefetch window. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "probe.h"
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_probe [--sizes 16,20,24,27] [--bits-per-key 10] [--dist 64[,..]]\n"
+                    "                   [--reps 5] [--sample 2^22] [--csv FILE] [--quick]\n"
+                    "Buffers are sized like a filter of 2^s keys at the given bits per key.\n");
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t sizes[16] = {1u << 16, 1u << 20, 1u << 24, 1u << 27};
+    int nsizes = 4;
+    uint64_t dists[16] = {64};
+    int ndists = 1;
+    int reps = 5;
+    double bpk = 10;
+    uint64_t sample = 1u << 22;
+    const char *csv_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick")) {
+            sizes[0] = 1u << 10, sizes[1] = 1u << 14, nsizes = 2;
+            reps = 3;
+            continue;
+        }
+        if (v == NULL) {
+            usage();
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--sizes"))
+            nsizes = bb_parse_list(v, sizes, 16, true);
+        else if (!strcmp(a, "--dist"))
+            ndists = bb_parse_list(v, dists, 16, false);
+        else if (!strcmp(a, "--reps"))
+            reps = atoi(v);
+        else if (!strcmp(a, "--bits-per-key"))
+            bpk = atof(v);
+        else if (!strcmp(a, "--sample"))
+            sample = bb_parse_count(v);
+        else if (!strcmp(a, "--csv"))
+            csv_path = v;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    if (nsizes <= 0 || ndists <= 0 || reps < 1 || reps > BB_MAX_REPS || sample == 0 || !(bpk > 0)) {
+        usage();
+        return 2;
+    }
+    int cpu = bb_pin_thread(-1);
+    bb_print_machine(stdout);
+    printf("# pinned to cpu %d; %d reps, median (min) ns per key\n\n", cpu, reps);
+    FILE *csv = bb_csv_open(csv_path, "n,bytes,mode,dist,read_med,read_min,rmw_med,rmw_min");
+    printf("| keys | buffer | mode | D | read ns/key | read-modify-write ns/key |\n");
+    printf("|---:|---:|---|---:|---:|---:|\n");
+    for (int si = 0; si < nsizes; si++) {
+        const uint64_t n = sizes[si];
+        const size_t s = (size_t)(n < sample ? n : sample);
+        bb_buffer buf;
+        if (bb_buffer_alloc(&buf, (size_t)((double)n * bpk / 8)) != 0) {
+            fprintf(stderr, "bench_probe: cannot allocate the buffer for %llu keys\n",
+                    (unsigned long long)n);
+            return 1;
+        }
+        uint64_t *keys = malloc(s * sizeof *keys);
+        if (keys == NULL)
+            return 1;
+        bb_keys_u64(keys, 0, s);
+        for (int m = 0; m < 3; m++) {
+            for (int di = 0; di < (m == BB_PROBE_PLAIN ? 1 : ndists); di++) {
+                unsigned d = m == BB_PROBE_PLAIN ? 0 : (unsigned)dists[di];
+                bb_stat rd, rmw;
+                BB_TIME(reps, s, rd, bb_sink += bb_probe_read(&buf, keys, s, m, d));
+                BB_TIME(reps, s, rmw, bb_probe_rmw(&buf, keys, s, m, d));
+                char c1[64], c2[64];
+                printf("| 2^%d | %.1f MiB | %s | %u | %s | %s |\n", __builtin_ctzll(n),
+                       buf.bytes / 1048576.0, bb_probe_mode_name[m], d, bb_fmt_ns(rd, c1, 64),
+                       bb_fmt_ns(rmw, c2, 64));
+                if (csv)
+                    fprintf(csv, "%llu,%zu,%s,%u,%.4f,%.4f,%.4f,%.4f\n", (unsigned long long)n,
+                            buf.bytes, bb_probe_mode_name[m], d, rd.med, rd.min, rmw.med, rmw.min);
+                fflush(stdout);
+            }
+        }
+        free(keys);
+        bb_buffer_free(&buf);
+    }
+    if (csv)
+        fclose(csv);
+    return 0;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# CLI comparison: `bloomline build` / `bloomline query` on 10^7 URL lines vs awk and grep -F.
+# Time and peak memory through /usr/bin/time -v, inputs read from a warm page cache.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build="$root/build-bench"
+lines=10000000
+threads=2
+out="$here/results"
+work="${TMPDIR:-/tmp}/bloomline-cli-bench"
+grep_timeout=300
+grep_mem_gib=8
+
+usage() {
+    cat <<EOF
+usage: bench/cli.sh [--build-dir DIR] [--lines N] [--threads T] [--out DIR] [--work DIR]
+                    [--grep-timeout S] [--grep-mem-gib G]
+Writes cli.csv and cli.md into the output directory (default bench/results).
+EOF
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --build-dir) build=$2; shift 2 ;;
+    --lines) lines=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --grep-timeout) grep_timeout=$2; shift 2 ;;
+    --grep-mem-gib) grep_mem_gib=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+    esac
+done
+
+bl="$build/bloomline"
+[ -x "$bl" ] || bl="$build/src/cli/bloomline"
+urls="$build/bench/bench_urls"
+mkdir -p "$out" "$work"
+md="$out/cli.md"
+csv="$out/cli.csv"
+
+if [ ! -x "$bl" ]; then
+    echo "bench/cli.sh: $bl does not exist yet (the CLI is not built): CLI comparison skipped" >&2
+    printf '_CLI comparison skipped: %s was not built._\n' "$bl" > "$md"
+    : > "$csv"
+    exit 0
+fi
+if [ ! -x "$urls" ]; then
+    echo "bench/cli.sh: $urls missing: build the bench targets first" >&2
+    exit 1
+fi
+
+keys="$work/keys-$lines.txt"
+queries="$work/queries-$lines.txt"
+[ -s "$keys" ] || "$urls" keys "$lines" > "$keys"
+[ -s "$queries" ] || "$urls" queries "$lines" > "$queries"
+cat "$keys" "$queries" > /dev/null # warm page cache
+key_mb=$(( $(stat -c %s "$keys") / 1000000 ))
+expect=$(( (lines + 1) / 2 )) # the even query lines are present keys
+
+echo "tool,phase,lines,seconds,lines_per_s,max_rss_kb,exit,selected" > "$csv"
+
+# run NAME PHASE OUTFILE CMD...: time CMD with /usr/bin/time -v, record seconds and max RSS.
+run() {
+    local name=$1 phase=$2 res=$3
+    shift 3
+    local tv="$work/time.txt" rc=0
+    /usr/bin/time -v "$@" > "$res" 2> "$tv" || rc=$?
+    local wall rss secs
+    wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$tv")
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
+    secs=$(echo "$wall" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }')
+    local sel="-"
+    [ "$phase" = build ] || sel=$(wc -l < "$res")
+    local rate
+    rate=$(awk -v n="$lines" -v s="$secs" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print 0 }')
+    echo "$name,$phase,$lines,$secs,$rate,$rss,$rc,$sel" >> "$csv"
+    echo "  $name $phase: ${secs}s, $rate lines/s, max RSS ${rss} kB, exit $rc, selected $sel" >&2
+}
+
+echo "bench/cli.sh: $lines keys (${key_mb} MB) and $lines query lines (half present) in $work" >&2
+filter="$work/urls.bl"
+run bloomline build /dev/null "$bl" build -q -o "$filter" -p 0.01 -t "$threads" "$keys"
+run bloomline query "$work/bl.out" "$bl" query -q -t "$threads" "$filter" "$queries"
+run awk build+query "$work/awk.out" awk 'NR==FNR{a[$0];next} $0 in a' "$keys" "$queries"
+# grep -F with 10^7 patterns can need many GB: bounded in memory and time so it cannot take
+# the machine down; a bound hit is reported as such.
+run "grep -F -x -f" build+query "$work/grep.out" \
+    bash -c "ulimit -v $((grep_mem_gib * 1024 * 1024)); exec timeout $grep_timeout grep -F -x -f '$keys' '$queries'"
+
+awk -F, -v lines="$lines" -v threads="$threads" -v expect="$expect" -v gto="$grep_timeout" -v gmem="$grep_mem_gib" \
+    -v awkbin="$(readlink -f "$(command -v awk)")" '
+NR == 1 { next }
+{ tool[NR] = $1; phase[NR] = $2; sec[NR] = $4; rate[NR] = $5; rss[NR] = $6; rc[NR] = $7; sel[NR] = $8; n = NR
+  if ($1 == "bloomline") { blsec += $4; if ($6 > blrss) blrss = $6 }
+  if ($1 == "awk") { awksec = $4; awkrss = $6 } }
+END {
+  printf "%d keys and %d query lines (~50-byte URLs, half of the queries present; %d expected matches), warm page cache, `bloomline` with -t %s.\n\n", lines, lines, expect, threads
+  print "| tool | phase | seconds | lines/s | peak RSS MiB | exit | lines selected | note |"
+  print "|---|---|---:|---:|---:|---:|---:|---|"
+  for (i = 2; i <= n; i++) {
+    note = ""
+    if (tool[i] ~ /^grep/ && rc[i] == 124) note = "killed at the " gto " s bound"
+    else if (tool[i] ~ /^grep/ && rc[i] != 0 && rc[i] != 1) note = "failed (memory bound " gmem " GiB?)"
+    if (tool[i] == "awk") note = awkbin
+    printf "| %s | %s | %.2f | %.2fM | %.0f | %s | %s | %s |\n", tool[i], phase[i], sec[i], rate[i] / 1e6, rss[i] / 1024, rc[i], sel[i], note
+  }
+  if (blsec > 0 && blrss > 0 && awksec > 0)
+    printf "\nbloomline build + query: %.2f s, peak %.0f MiB; awk: %.2f s, peak %.0f MiB: **%.1fx faster, %.1fx less memory**.\n", blsec, blrss / 1024, awksec, awkrss / 1024, awksec / blsec, awkrss / blrss
+}' "$csv" > "$md"
+cat "$md"

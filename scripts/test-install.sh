@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs bloomline into a scratch prefix, then compiles the README example against it twice:
+# with pkg-config and with CMake's find_package(bloomline).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+pcdir=$(dirname "$(find "$prefix" -name bloomline.pc | head -n1)")
+cc -o "$prefix/hello-pc" "$root/examples/hello.c" $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs bloomline) \
+  -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir bloomline)"
+"$prefix/hello-pc"
+cmake -S "$root/examples" -B "$prefix/ex" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$prefix/ex" >/dev/null
+"$prefix/ex/hello"
+echo "install: pkg-config and find_package both work"

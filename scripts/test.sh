@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs every test: -Werror build + ctest (unit, per-kernel, CLI, interop, bench smoke), the same
+# under ASan+UBSan, the aarch64 build under qemu (NEON kernel), the ISA check, the fuzzer, and
+# the install/find_package check. Usage: bash scripts/test.sh   (from anywhere)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/setup-debian.sh
+
+jobs=$(nproc)
+step() { printf '\n=== %s\n' "$*"; }
+
+step "release build (-Werror) and ctest"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMLINE_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+step "ASan + UBSan build and ctest"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMLINE_WERROR=ON \
+  -DBLOOMLINE_SANITIZE_ADDRESS=ON -DBLOOMLINE_SANITIZE_UNDEFINED=ON -DBLOOMLINE_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+for s in check-isa test-aarch64 fuzz test-install; do
+  if [ -f "scripts/$s.sh" ]; then
+    step "$s"
+    bash "scripts/$s.sh"
+  fi
+done
+step "all tests passed"

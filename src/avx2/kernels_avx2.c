@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/* The AVX2 kernel: a key's k probes in one or two ymm, the line's words picked with vpermd. */
+#include "kernels_avx2.h"
+
+#include <immintrin.h>
+
+#define BL_INLINE static inline __attribute__((always_inline))
+
+/* ---- uint64_t hashing, four keys per ymm ------------------------------------------------------ */
+
+/* a * c mod 2^64 for a constant c: AVX2 multiplies only 32x32->64 (vpmuludq), so build it from
+ * the low product and the two cross products (the high x high term falls off the top). */
+BL_INLINE __m256i mul64c(__m256i a, uint64_t c)
+{
+    const __m256i clo = _mm256_set1_epi64x((long long)(c & 0xffffffffu));
+    const __m256i chi = _mm256_set1_epi64x((long long)(c >> 32));
+    const __m256i lo = _mm256_mul_epu32(a, clo);
+    const __m256i cross =
+        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), clo), _mm256_mul_epu32(a, chi));
+    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+}
+
+#define BL_ROTL64(v, r) _mm256_or_si256(_mm256_slli_epi64((v), (r)), _mm256_srli_epi64((v), 64 - (r)))
+
+void bl_hash_u64_xxh3_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    const __m256i flip =
+        _mm256_set1_epi64x((long long)(BL_XXH3_BITFLIP_8 - bl_xxh3_u64_seed_fold(seed)));
+    const __m256i eight = _mm256_set1_epi64x(8);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
+        /* rotl 32 of a 64-bit lane is a swap of its halves */
+        __m256i h = _mm256_xor_si256(_mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)), flip);
+        h = _mm256_xor_si256(h, _mm256_xor_si256(BL_ROTL64(h, 49), BL_ROTL64(h, 24)));
+        h = mul64c(h, BL_XXH3_RRMXMX);
+        h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), eight));
+        h = mul64c(h, BL_XXH3_RRMXMX);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 28));
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), h);
+    }
+    for (; i < n; i++)
+        out[i] = bl_xxh3_u64(keys[i], seed);
+}
+
+void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    const __m256i h0 = _mm256_set1_epi64x((long long)(seed + BL_XXH64_P5 + 8));
+    const __m256i p4 = _mm256_set1_epi64x((long long)BL_XXH64_P4);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
+        __m256i k1 = mul64c(BL_ROTL64(mul64c(v, BL_XXH64_P2), 31), BL_XXH64_P1);
+        __m256i h = _mm256_xor_si256(h0, k1);
+        h = _mm256_add_epi64(mul64c(BL_ROTL64(h, 27), BL_XXH64_P1), p4);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 33));
+        h = mul64c(h, BL_XXH64_P2);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 29));
+        h = mul64c(h, BL_XXH64_P3);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 32));
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), h);
+    }
+    for (; i < n; i++)
+        out[i] = bl_xxh64_u64(keys[i], seed);
+}
+
+/* ---- Blocked layout ------------------------------------------------------------------------- */
+
+/* Multipliers of probes [first, first + 8); lanes past k repeat probe 0, which the key sets
+ * anyway, so no lane mask is needed. */
+static __m256i blocked_muls(unsigned k, unsigned first)
+{
+    uint32_t m[8];
+    for (unsigned i = 0; i < 8; i++)
+        m[i] = first + i < k ? bl_blocked_mul[first + i] : bl_blocked_mul[0];
+    return _mm256_loadu_si256((const __m256i *)(const void *)m);
+}
+
+/* Bits of up to 8 probes that the line (lo = words 0..7, hi = 8..15) lacks: non-zero lanes
+ * mean "absent". x = (uint32)h * mul: word = x >> 28, bit = (x >> 23) & 31. vpermd reads the
+ * low 3 bits of the word index; its top bit (x's sign bit) picks the half with blendvps. */
+BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, __m256i mul)
+{
+    const __m256i x = _mm256_mullo_epi32(hv, mul);
+    const __m256i idx = _mm256_srli_epi32(x, 28);
+    const __m256i word = _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
+                         _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)),
+                         _mm256_castsi256_ps(x)));
+    const __m256i sh = _mm256_and_si256(_mm256_srli_epi32(x, 23), _mm256_set1_epi32(31));
+    const __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), sh);
+    return _mm256_andnot_si256(word, bit);
+}
+
+BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, uint64_t h)
+{
+    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+}
+
+/* One loop body for both probe counts; `two` is a compile-time constant after inlining. */
+BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const uint64_t *h,
+                                   size_t n, size_t avail, uint8_t *res, __m256i m0, __m256i m1,
+                                   bool two)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        const __m256i *line = (const __m256i *)(const void *)blocked_line_ptr(data, nlines, h[i]);
+        const __m256i lo = _mm256_load_si256(line), hi = _mm256_load_si256(line + 1);
+        const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h[i]);
+        __m256i miss = blocked_missing(lo, hi, hv, m0);
+        if (two)
+            miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, m1));
+        const int r = _mm256_testz_si256(miss, miss);
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k,
+                                const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+{
+    const __m256i m0 = blocked_muls(k, 0), m1 = blocked_muls(k, 8);
+    if (k <= 8)
+        return blocked_test_loop(data, nlines, h, n, avail, res, m0, m1, false);
+    return blocked_test_loop(data, nlines, h, n, avail, res, m0, m1, true);
+}
+
+void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                             size_t n, size_t avail)
+{
+    /* Setting bits is a read-modify-write of k words that may repeat; scalar stores are as fast
+     * as any vector scatter-OR here (measured), so only the prefetch window differs. */
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        bl_blocked_add_one(data, nlines, k, h[i]);
+    }
+}
+
+/* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */
+
+BL_INLINE __m256i sbbf_bits(uint64_t h)
+{
+    const __m256i salt = _mm256_loadu_si256((const __m256i *)(const void *)bl_sbbf_salt);
+    const __m256i x = _mm256_mullo_epi32(_mm256_set1_epi32((int)(uint32_t)h), salt);
+    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(x, 27));
+}
+
+BL_INLINE uint8_t *sbbf_block_ptr(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    return (uint8_t *)(uintptr_t)(data + bl_sbbf_block(h, nblocks) * BL_SBBF_BLOCK_BYTES);
+}
+
+void bl_sbbf_add_avx2(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
+                          size_t avail)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
+        __m256i *b = (__m256i *)(void *)sbbf_block_ptr(data, nblocks, h[i]);
+        _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), sbbf_bits(h[i])));
+    }
+}
+
+size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
+                             size_t avail, uint8_t *res)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
+        const __m256i b = _mm256_load_si256((const __m256i *)(const void *)sbbf_block_ptr(data, nblocks, h[i]));
+        const int r = _mm256_testc_si256(b, sbbf_bits(h[i])); /* all bits present */
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+const struct bl_kernels bl_kernels_avx2 = {
+    .name = "avx2",
+    .required = BL_CPU_AVX2,
+    .hash_u64_xxh3 = bl_hash_u64_xxh3_avx2,
+    .hash_u64_xxh64 = bl_hash_u64_xxh64_avx2,
+    .blocked_add = bl_blocked_add_avx2,
+    .blocked_test = bl_blocked_test_avx2,
+    .sbbf_add = bl_sbbf_add_avx2,
+    .sbbf_test = bl_sbbf_test_avx2,
+};

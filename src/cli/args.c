@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* Strict parsing of option values: every bad number names the option and the range. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (cli_cmd)
+        cli_error("%s (see 'bloomline help %s')", msg, cli_cmd);
+    else
+        cli_error("%s (see 'bloomline --help')", msg);
+    return CLI_EXIT_ERROR;
+}
+
+int cli_bad_option(int opt, const char *arg)
+{
+    if (opt != 0)
+        return cli_usage_error("option '-%c' is unknown or needs a value", opt);
+    return cli_usage_error("option '%s' is unknown or needs a value", arg ? arg : "?");
+}
+
+/* Integers: decimal, 0x hex, a decimal with a K/M/G/T suffix (powers of 1000), or an exact
+ * integer in scientific notation (1e7), since counts of keys are written all those ways. */
+int cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    bool ok = false;
+    if (s != NULL && *s != '\0' && *s != '-' && !isspace((unsigned char)*s)) {
+        char *end;
+        errno = 0;
+        const bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+        unsigned long long x = strtoull(s, &end, hex ? 16 : 10);
+        if (errno == 0 && end != s) {
+            uint64_t mul = 1;
+            if (*end != '\0' && end[1] == '\0' && !hex) {
+                switch (*end) {
+                case 'k': case 'K': mul = UINT64_C(1000); end++; break;
+                case 'm': case 'M': mul = UINT64_C(1000000); end++; break;
+                case 'g': case 'G': mul = UINT64_C(1000000000); end++; break;
+                case 't': case 'T': mul = UINT64_C(1000000000000); end++; break;
+                default: break;
+                }
+            }
+            if (*end == '\0' && (x == 0 || x <= UINT64_MAX / mul)) {
+                v = (uint64_t)x * mul;
+                ok = true;
+            }
+        }
+        if (!ok && !hex) {
+            errno = 0;
+            double d = strtod(s, &end);
+            if (errno == 0 && end != s && *end == '\0' && d >= 0 && d < 1.8e19 && d == floor(d)) {
+                v = (uint64_t)d;
+                ok = true;
+            }
+        }
+    }
+    if (!ok || v < min || v > max) {
+        cli_usage_error("%s: '%s' is not a valid number (expected an integer from %llu to %llu)",
+                        opt, s ? s : "", (unsigned long long)min, (unsigned long long)max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, bool lo_open,
+                     bool hi_open, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = s && *s && !isspace((unsigned char)*s) ? strtod(s, &end) : NAN;
+    bool ok = s && *s && errno == 0 && end != s && *end == '\0' && isfinite(d);
+    if (ok)
+        ok = (lo_open ? d > lo : d >= lo) && (hi_open ? d < hi : d <= hi);
+    if (!ok) {
+        cli_usage_error("%s: '%s' is not a valid number (expected %s%g, %g%s)", opt, s ? s : "",
+                        lo_open ? "(" : "[", lo, hi, hi_open ? ")" : "]");
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One byte, or an escape for the awkward ones: \t, \0, \\, \xHH; "tab" and "space" too. */
+int cli_parse_delim(const char *s, unsigned char *out)
+{
+    if (s[0] != '\0' && s[1] == '\0') {
+        *out = (unsigned char)s[0];
+        return 0;
+    }
+    if (strcmp(s, "\\t") == 0 || strcmp(s, "tab") == 0) {
+        *out = '\t';
+        return 0;
+    }
+    if (strcmp(s, "space") == 0) {
+        *out = ' ';
+        return 0;
+    }
+    if (strcmp(s, "\\0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (strcmp(s, "\\\\") == 0) {
+        *out = '\\';
+        return 0;
+    }
+    if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3] && !s[4] && hexval(s[2]) >= 0 &&
+        hexval(s[3]) >= 0) {
+        *out = (unsigned char)(hexval(s[2]) * 16 + hexval(s[3]));
+        return 0;
+    }
+    cli_usage_error("-d: '%s' is not a delimiter (one byte, or \\t, \\0, \\\\, \\xHH)", s);
+    return -1;
+}
+
+int cli_parse_threads(const char *s, unsigned *out)
+{
+    uint64_t v;
+    if (cli_parse_u64("-t", s, 1, 1024, &v) != 0)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+void cli_common_init(cli_common *cm)
+{
+    memset(cm, 0, sizeof *cm);
+    cm->field.delim = '\t';
+}
+
+int cli_common_option(cli_common *cm, int opt, const char *arg)
+{
+    uint64_t v;
+    switch (opt) {
+    case 't': return cli_parse_threads(arg, &cm->threads) == 0 ? 1 : -1;
+    case 'f':
+        if (cli_parse_u64("-f", arg, 1, (uint64_t)1 << 40, &v) != 0)
+            return -1;
+        cm->field.field = (size_t)v;
+        return 1;
+    case 'd':
+        cm->delim_set = true;
+        return cli_parse_delim(arg, &cm->field.delim) == 0 ? 1 : -1;
+    case 'q': cm->quiet = true; return 1;
+    default: return 0;
+    }
+}
+
+int cli_common_finish(cli_common *cm)
+{
+    if (cm->delim_set && cm->field.field == 0) {
+        cli_usage_error("-d needs -f (the field to take the key from)");
+        return -1;
+    }
+    if (cm->threads == 0)
+        cm->threads = cli_default_threads();
+    return 0;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* Declarations shared by the files of the bloomline command. */
+#ifndef BL_CLI_H
+#define BL_CLI_H
+
+#include "bloomline.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses, as grep: 0 selected / success, 1 nothing selected, 2 trouble. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_NONE 1
+#define CLI_EXIT_ERROR 2
+
+/* Bytes per worker chunk: large enough that the per-chunk hand-offs (a lock, a write, a
+ * condition variable) cost nothing next to hashing ~70 000 lines, small enough that the
+ * memory stays constant and the first output appears quickly. */
+#define CLI_CHUNK_BYTES (2u << 20)
+
+/* ---- util.c: messages, memory, whole-file I/O --------------------------------------------- */
+
+extern const char *cli_cmd; /* "build", "query", ...: prefixes messages */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A library error about a file: "bloomline CMD: FILE: what: reason". */
+void cli_status_error(const char *file, const char *what, bl_status st);
+void *cli_malloc(size_t n);
+void *cli_realloc(void *p, size_t n);
+/* Read a whole file ("-" = stdin) into a malloc'd buffer. */
+int cli_read_file(const char *path, unsigned char **out, size_t *len);
+/* Write bytes to path atomically (temp file in the same directory, fsync, rename). */
+int cli_write_file_atomic(const char *path, const void *data, size_t len);
+/* Write all of buf to fd, retrying short writes. */
+int cli_write_all(int fd, const void *buf, size_t len);
+/* Open a filter: mapped read-only (and verified unless told not to) or loaded mutable. */
+int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out);
+int cli_save_filter(const bl_filter *f, const char *path);
+
+/* ---- args.c: options and numbers ------------------------------------------------------------ */
+
+typedef struct cli_field {
+    size_t field; /* 0: the whole line; else the 1-based field */
+    unsigned char delim;
+} cli_field;
+
+int cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int cli_parse_double(const char *opt, const char *s, double lo, double hi, bool lo_open,
+                     bool hi_open, double *out);
+int cli_parse_delim(const char *s, unsigned char *out);
+int cli_parse_threads(const char *s, unsigned *out);
+
+/* Options shared by build, add and query: -t, -f, -d, -q. */
+typedef struct cli_common {
+    unsigned threads; /* 0: the default (physical cores) */
+    cli_field field;
+    bool delim_set;
+    bool quiet;
+} cli_common;
+#define CLI_COMMON_SHORTOPTS "t:f:d:q"
+void cli_common_init(cli_common *cm);
+/* 1: the option was one of the common ones, 0: not, -1: bad value (reported). */
+int cli_common_option(cli_common *cm, int opt, const char *arg);
+int cli_common_finish(cli_common *cm);
+/* getopt error report: unknown option or missing argument. */
+int cli_bad_option(int optopt_char, const char *arg);
+/* The help text of a command (NULL if unknown); main.c owns the texts. */
+const char *cli_help_text(const char *cmd);
+int cli_print_help(const char *cmd);
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- progress.c: the progress line on a terminal ---------------------------------------------- */
+
+typedef struct cli_progress {
+    bool on;
+    uint64_t total_bytes; /* 0 if unknown (pipes) */
+    double start, last;
+    bool shown;
+    uint64_t lines; /* updated atomically by the workers */
+} cli_progress;
+
+void cli_progress_init(cli_progress *p, bool quiet, uint64_t total_bytes);
+void cli_progress_lines(cli_progress *p, uint64_t n);
+/* Called with the reader's lock held, after each chunk is read. */
+void cli_progress_update(cli_progress *p, uint64_t bytes_done);
+void cli_progress_end(cli_progress *p);
+
+/* ---- reader.c: input files in line-aligned chunks, lines and keys ---------------------------- */
+
+typedef struct cli_chunk {
+    char *buf;
+    size_t len, cap;
+    size_t file; /* index of the input it came from */
+    uint64_t seq;
+} cli_chunk;
+
+typedef struct cli_reader {
+    char *const *paths;
+    size_t npaths;
+    size_t cur;
+    int fd;
+    bool open, regular;
+    bool keep_going; /* report a bad input and go on (query), or stop (build, add) */
+    int errors;
+    char *carry;
+    size_t carry_len, carry_cap;
+    uint64_t bytes;
+} cli_reader;
+
+void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going);
+void cli_reader_free(cli_reader *r);
+/* Next chunk of whole lines (the last line of a file may lack its newline). 1: a chunk,
+ * 0: no more input, -1: a fatal input error (already reported). */
+int cli_reader_next(cli_reader *r, cli_chunk *c);
+const char *cli_input_name(const char *path);
+/* Count the lines of regular files (for sizing). -1 if an input is missing, unreadable or not
+ * a regular file (then *regular is false, nothing printed unless a real error). */
+int cli_count_lines(char *const *paths, size_t npaths, uint64_t *lines, uint64_t *bytes,
+                    bool *regular);
+/* Sum of the sizes of the regular inputs (for the progress ETA); 0 if any is not regular. */
+uint64_t cli_inputs_size(char *const *paths, size_t npaths);
+
+/* The lines of a chunk and their keys. */
+typedef struct cli_lines {
+    const void **key;
+    size_t *len;
+    size_t *end; /* offset just past the line's newline (query only) */
+    uint64_t *hash;
+    uint8_t *res;
+    size_t n, cap;
+    uint64_t short_lines; /* lines with fewer fields than asked */
+} cli_lines;
+
+void cli_lines_free(cli_lines *l);
+/* Split a chunk into keys. keep_all: one entry per line (empty keys kept, ends recorded);
+ * else only non-empty keys. */
+void cli_split(const cli_chunk *c, const cli_field *fs, bool keep_all, cli_lines *l);
+void cli_lines_reserve(cli_lines *l, size_t n);
+
+/* ---- workers.c: threads over chunks, pinned, in-order commits --------------------------------- */
+
+unsigned cli_default_threads(void);
+
+typedef struct cli_job {
+    cli_reader *reader;
+    unsigned threads;
+    /* In parallel, one call per chunk. Non-zero stops the run. */
+    int (*process)(void *ctx, unsigned worker, const cli_chunk *c);
+    /* In input order (NULL: none). Non-zero stops the run. */
+    int (*commit)(void *ctx, unsigned worker, const cli_chunk *c);
+    void *ctx;
+    cli_progress *progress;
+} cli_job;
+
+/* 0 when every chunk was processed; -1 on an error (input or callback). */
+int cli_run(cli_job *job);
+
+/* ---- feed.c: keys into a filter (build and add) ----------------------------------------------- */
+
+typedef struct cli_feed_opts {
+    char *const *inputs;
+    size_t ninputs;
+    cli_field field;
+    unsigned threads;
+    bool quiet;
+} cli_feed_opts;
+
+int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed);
+
+/* ---- commands ------------------------------------------------------------------------------- */
+
+int cli_cmd_build(int argc, char **argv);
+int cli_cmd_add(int argc, char **argv);
+int cli_cmd_query(int argc, char **argv);
+int cli_cmd_info(int argc, char **argv);
+int cli_cmd_merge(int argc, char **argv);
+int cli_cmd_export(int argc, char **argv);
+/* --format NAME for export and import; CLI_EXIT_ERROR (reported) when missing or unknown. */
+int cli_parse_format(const char *s, bl_foreign_format *fmt);
+int cli_cmd_import(int argc, char **argv);
+
+#endif

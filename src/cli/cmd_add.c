@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline add: more keys into an existing filter file, saved atomically. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct option add_longopts[] = {
+    {"threads", required_argument, NULL, 't'},
+    {"field", required_argument, NULL, 'f'},
+    {"delimiter", required_argument, NULL, 'd'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* Past its designed capacity a filter still answers correctly, only with more false positives:
+ * say how many more, since that is what the user sized for. */
+static void warn_capacity(const char *path, const bl_filter *f)
+{
+    bl_info info;
+    if (bl_get_info(f, &info) != BL_OK || info.layout == BL_LAYOUT_SCALABLE || !info.keys_known ||
+        info.design_keys == 0 || info.keys_added <= info.design_keys)
+        return;
+    cli_warn("%s: %llu keys added, past the designed capacity of %llu: expected false-positive "
+             "rate now %.3g (designed for %.3g)",
+             path, (unsigned long long)info.keys_added, (unsigned long long)info.design_keys,
+             info.current_fpp, info.design_fpp);
+}
+
+int cli_cmd_add(int argc, char **argv)
+{
+    cli_common cm;
+    cli_common_init(&cm);
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h" CLI_COMMON_SHORTOPTS, add_longopts, NULL)) != -1) {
+        int r = cli_common_option(&cm, c, optarg);
+        if (r < 0)
+            return CLI_EXIT_ERROR;
+        if (r > 0)
+            continue;
+        if (c == 'h')
+            return cli_print_help("add");
+        return cli_bad_option(optopt, argv[optind - 1]);
+    }
+    if (cli_common_finish(&cm) != 0)
+        return CLI_EXIT_ERROR;
+    if (optind >= argc)
+        return cli_usage_error("missing FILTER");
+    const char *path = argv[optind++];
+    static char *const stdin_only[] = {"-"};
+    char *const *inputs = optind < argc ? argv + optind : stdin_only;
+    const size_t ninputs = optind < argc ? (size_t)(argc - optind) : 1;
+
+    bl_filter *f;
+    if (cli_open_filter(path, true, true, &f) != 0)
+        return CLI_EXIT_ERROR;
+    cli_feed_opts fo = {inputs, ninputs, cm.field, cm.threads, cm.quiet};
+    int rc = cli_feed(f, &fo, NULL);
+    if (rc == 0)
+        rc = cli_save_filter(f, path);
+    if (rc == 0)
+        warn_capacity(path, f);
+    bl_free(f);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline build: a filter from newline-delimited keys, sized from the input when it can be. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Initial capacity of a scalable filter built from a stream of unknown length: 2^20 keys cost
+ * about 1.2 MB at p = 1%, small enough for a tiny stream, big enough that a large one grows
+ * through only a few stages (each twice the last). */
+#define BUILD_SCALABLE_START (UINT64_C(1) << 20)
+
+enum { OPT_SEED = 256, OPT_BITS, OPT_HELP };
+
+static const struct option build_longopts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"keys", required_argument, NULL, 'n'},
+    {"fpp", required_argument, NULL, 'p'},
+    {"bits-per-key", required_argument, NULL, 'b'},
+    {"layout", required_argument, NULL, 'l'},
+    {"threads", required_argument, NULL, 't'},
+    {"field", required_argument, NULL, 'f'},
+    {"delimiter", required_argument, NULL, 'd'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"bits", required_argument, NULL, OPT_BITS},
+    {"hashes", required_argument, NULL, 'k'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+typedef struct build_opts {
+    const char *out;
+    uint64_t n;
+    double fpp, bpk;
+    bool fpp_set, bpk_set;
+    bl_layout layout;
+    bool layout_set;
+    uint64_t seed;
+    uint64_t bits;
+    unsigned k;
+    cli_common cm;
+} build_opts;
+
+static int parse(int argc, char **argv, build_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->layout = BL_LAYOUT_BLOCKED;
+    cli_common_init(&o->cm);
+    opterr = 0;
+    int c;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, "o:n:p:b:l:k:h" CLI_COMMON_SHORTOPTS, build_longopts,
+                            NULL)) != -1) {
+        int r = cli_common_option(&o->cm, c, optarg);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            continue;
+        switch (c) {
+        case 'o': o->out = optarg; break;
+        case 'n':
+            if (cli_parse_u64("-n", optarg, 1, UINT64_C(1) << 48, &o->n) != 0)
+                return -1;
+            break;
+        case 'p':
+            if (cli_parse_double("-p", optarg, 0, 1, true, true, &o->fpp) != 0)
+                return -1;
+            o->fpp_set = true;
+            break;
+        case 'b':
+            if (cli_parse_double("-b", optarg, 0, 1024, true, false, &o->bpk) != 0)
+                return -1;
+            o->bpk_set = true;
+            break;
+        case 'l':
+            if (bl_layout_from_name(optarg, &o->layout) != BL_OK) {
+                cli_usage_error("-l: unknown layout '%s' (blocked, sbbf, classic, counting, "
+                                "scalable)", optarg);
+                return -1;
+            }
+            o->layout_set = true;
+            break;
+        case 'k':
+            if (cli_parse_u64("-k", optarg, 1, 255, &v) != 0)
+                return -1;
+            o->k = (unsigned)v;
+            break;
+        case OPT_SEED:
+            if (cli_parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed) != 0)
+                return -1;
+            break;
+        case OPT_BITS:
+            if (cli_parse_u64("--bits", optarg, 1, UINT64_C(1) << 50, &o->bits) != 0)
+                return -1;
+            break;
+        case 'h': return 1;
+        default: cli_bad_option(optopt, argv[optind - 1]); return -1;
+        }
+    }
+    if (o->out == NULL) {
+        cli_usage_error("-o FILTER is required");
+        return -1;
+    }
+    if (o->fpp_set && o->bpk_set) {
+        cli_usage_error("give -p or -b, not both");
+        return -1;
+    }
+    if (o->bits && (o->fpp_set || o->bpk_set)) {
+        cli_usage_error("--bits fixes the size: it cannot be combined with -p or -b");
+        return -1;
+    }
+    if (o->bits && o->layout == BL_LAYOUT_SCALABLE) {
+        cli_usage_error("--bits: a scalable filter has no fixed size");
+        return -1;
+    }
+    return cli_common_finish(&o->cm);
+}
+
+/* How many keys to size for: -n, else the line count of regular files. 0 when the input is a
+ * stream (the caller then grows a scalable filter); -1 on error. */
+static int size_input(const build_opts *o, char *const *inputs, size_t n, uint64_t *keys)
+{
+    if (o->n) {
+        *keys = o->n;
+        return 0;
+    }
+    uint64_t lines, bytes;
+    bool regular;
+    int rc = cli_count_lines(inputs, n, &lines, &bytes, &regular);
+    if (rc < 0)
+        return -1;
+    *keys = regular ? (lines ? lines : 1) : 0;
+    return 0;
+}
+
+static bl_status create(const build_opts *o, uint64_t keys, bl_layout layout, bl_filter **f)
+{
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = layout;
+    p.expected_keys = keys;
+    p.seed = o->seed;
+    p.k = o->k;
+    if (o->fpp_set)
+        p.fpp = o->fpp;
+    if (o->bpk_set)
+        p.bits_per_key = o->bpk;
+    if (o->bits == 0)
+        return bl_create(f, &p);
+    /* An explicit size (e.g. a power-of-two Parquet bitset): k from the size per key. */
+    unsigned k = o->k;
+    if (k == 0) {
+        uint64_t bits_unused;
+        bl_status st = bl_size_for_bits_per_key(layout, keys, (double)o->bits / (double)keys,
+                                                &bits_unused, &k);
+        if (st != BL_OK)
+            return st;
+    }
+    return bl_create_geometry(f, layout, o->bits, k, o->seed, 0, NULL);
+}
+
+int cli_cmd_build(int argc, char **argv)
+{
+    build_opts o;
+    int pr = parse(argc, argv, &o);
+    if (pr != 0)
+        return pr > 0 ? cli_print_help("build") : CLI_EXIT_ERROR;
+    static char *const stdin_only[] = {"-"};
+    char *const *inputs = optind < argc ? argv + optind : stdin_only;
+    const size_t ninputs = optind < argc ? (size_t)(argc - optind) : 1;
+
+    uint64_t keys = 0;
+    bl_layout layout = o.layout;
+    if (layout == BL_LAYOUT_SCALABLE) {
+        keys = o.n ? o.n : BUILD_SCALABLE_START;
+    } else {
+        if (size_input(&o, inputs, ninputs, &keys) != 0)
+            return CLI_EXIT_ERROR;
+        if (keys == 0) {
+            /* A stream of unknown length: only the blocked layout has a growing form. */
+            if (layout != BL_LAYOUT_BLOCKED || o.bits) {
+                cli_usage_error("the input is not a regular file, so its keys cannot be counted: "
+                                "give -n N to size a %s filter", bl_layout_name(layout));
+                return CLI_EXIT_ERROR;
+            }
+            layout = BL_LAYOUT_SCALABLE;
+            keys = BUILD_SCALABLE_START;
+        }
+    }
+    bl_filter *f = NULL;
+    bl_status st = create(&o, keys, layout, &f);
+    if (st != BL_OK) {
+        cli_error("cannot create a %s filter for %llu keys: %s", bl_layout_name(layout),
+                  (unsigned long long)keys, bl_strerror(st));
+        return CLI_EXIT_ERROR;
+    }
+    cli_feed_opts fo = {inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};
+    int rc = cli_feed(f, &fo, NULL);
+    if (rc == 0)
+        rc = cli_save_filter(f, o.out);
+    bl_free(f);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}

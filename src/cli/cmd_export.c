@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline export: a filter as the bytes Parquet or Guava read. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct option export_longopts[] = {{"format", required_argument, NULL, 'F'},
+                                                {"output", required_argument, NULL, 'o'},
+                                                {"help", no_argument, NULL, 'h'},
+                                                {NULL, 0, NULL, 0}};
+
+int cli_parse_format(const char *s, bl_foreign_format *fmt)
+{
+    if (s == NULL)
+        return cli_usage_error("--format is required (parquet, parquet-raw or guava)");
+    if (bl_format_from_name(s, fmt) != BL_OK)
+        return cli_usage_error("--format: unknown format '%s' (parquet, parquet-raw or guava)", s);
+    return 0;
+}
+
+static const char *layout_for(bl_foreign_format fmt)
+{
+    return fmt == BL_FORMAT_GUAVA ? "classic" : "sbbf";
+}
+
+int cli_cmd_export(int argc, char **argv)
+{
+    const char *out = NULL, *format = NULL;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:F:h", export_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'F': format = optarg; break;
+        case 'h': return cli_print_help("export");
+        default: return cli_bad_option(optopt, argv[optind - 1]);
+        }
+    }
+    bl_foreign_format fmt;
+    if (cli_parse_format(format, &fmt) != 0)
+        return CLI_EXIT_ERROR;
+    if (out == NULL)
+        return cli_usage_error("-o OUT is required ('-' for standard output)");
+    if (optind + 1 != argc)
+        return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
+    const char *path = argv[optind];
+    bl_filter *f;
+    if (cli_open_filter(path, false, true, &f) != 0)
+        return CLI_EXIT_ERROR;
+    bl_info info;
+    size_t size = 0;
+    bl_status st = bl_get_info(f, &info);
+    if (st == BL_OK)
+        st = bl_export_size(f, fmt, &size);
+    int rc = -1;
+    unsigned char *buf = NULL;
+    if (st == BL_OK) {
+        buf = cli_malloc(size);
+        st = bl_export(f, fmt, buf, size, &size);
+    }
+    if (st != BL_OK) {
+        if (strcmp(info.layout_name ? info.layout_name : "", layout_for(fmt)) != 0)
+            cli_error("%s: cannot export a %s filter as %s: that format holds %s filters "
+                      "(build with -l %s)",
+                      path, info.layout_name ? info.layout_name : "?", format, layout_for(fmt),
+                      layout_for(fmt));
+        else if (fmt != BL_FORMAT_GUAVA)
+            cli_error("%s: cannot export as %s: %s (Parquet readers accept power-of-two bitsets "
+                      "of 32 bytes to 128 MiB; build with --bits)",
+                      path, format, bl_strerror(st));
+        else
+            cli_status_error(path, "cannot export", st);
+    } else if (strcmp(out, "-") == 0) {
+        rc = cli_write_all(STDOUT_FILENO, buf, size);
+        if (rc != 0)
+            cli_error("write error: %s", strerror(errno));
+    } else {
+        rc = cli_write_file_atomic(out, buf, size);
+    }
+    free(buf);
+    bl_free(f);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline import: a Parquet or Guava filter into a native filter file. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct option import_longopts[] = {{"format", required_argument, NULL, 'F'},
+                                                {"output", required_argument, NULL, 'o'},
+                                                {"help", no_argument, NULL, 'h'},
+                                                {NULL, 0, NULL, 0}};
+
+int cli_cmd_import(int argc, char **argv)
+{
+    const char *out = NULL, *format = NULL;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:F:h", import_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'F': format = optarg; break;
+        case 'h': return cli_print_help("import");
+        default: return cli_bad_option(optopt, argv[optind - 1]);
+        }
+    }
+    bl_foreign_format fmt;
+    if (cli_parse_format(format, &fmt) != 0)
+        return CLI_EXIT_ERROR;
+    if (out == NULL)
+        return cli_usage_error("-o FILTER is required");
+    if (optind + 1 != argc)
+        return cli_usage_error(optind >= argc ? "missing IN" : "one IN at a time");
+    const char *in = argv[optind];
+    unsigned char *buf;
+    size_t len;
+    if (cli_read_file(in, &buf, &len) != 0)
+        return CLI_EXIT_ERROR;
+    bl_filter *f = NULL;
+    bl_status st = bl_import(&f, fmt, buf, len);
+    free(buf);
+    if (st != BL_OK) {
+        cli_error("%s: not a valid %s filter: %s", cli_input_name(in), format, bl_strerror(st));
+        return CLI_EXIT_ERROR;
+    }
+    int rc = cli_save_filter(f, out);
+    bl_free(f);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline info: everything about a filter file, as text or JSON. */
+#include "cli.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct option info_longopts[] = {
+    {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+/* The format version is the little-endian u32 after the 8-byte magic (docs/FORMAT.md); the
+ * filter has just been mapped, so the header is known to be valid. */
+static unsigned format_version(const char *path)
+{
+    unsigned char b[12];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = pread(fd, b, sizeof b, 0);
+    close(fd);
+    if (got != (ssize_t)sizeof b)
+        return 0;
+    return (unsigned)b[8] | (unsigned)b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static void print_json(const char *path, unsigned version, const bl_info *in, const char *here,
+                       const bl_filter *f)
+{
+    printf("{\n  \"file\": ");
+    json_string(path);
+    printf(",\n  \"format_version\": %u,\n  \"layout\": \"%s\",\n", version, in->layout_name);
+    printf("  \"bits\": %llu,\n  \"bytes\": %zu,\n  \"blocks\": %llu,\n  \"k\": %u,\n",
+           (unsigned long long)in->bits, in->bytes, (unsigned long long)in->blocks, in->k);
+    printf("  \"design_keys\": %llu,\n  \"design_fpp\": %.17g,\n",
+           (unsigned long long)in->design_keys, in->design_fpp);
+    if (in->keys_known)
+        printf("  \"keys_added\": %llu,\n", (unsigned long long)in->keys_added);
+    else
+        printf("  \"keys_added\": null,\n");
+    printf("  \"keys_known\": %s,\n", in->keys_known ? "true" : "false");
+    printf("  \"fill_ratio\": %.17g,\n  \"estimated_keys\": %.17g,\n  \"current_fpp\": %.17g,\n",
+           in->fill_ratio, in->estimated_keys, in->current_fpp);
+    printf("  \"hash\": \"%s\",\n  \"seed\": %llu,\n", in->hash_name,
+           (unsigned long long)in->seed);
+    printf("  \"kernel\": \"%s\",\n  \"filter_kernel\": \"%s\",\n  \"checksum\": \"ok\",\n",
+           here ? here : "unavailable", in->kernel ? in->kernel : "");
+    printf("  \"stages\": %zu", in->stages);
+    if (in->layout == BL_LAYOUT_SCALABLE) {
+        printf(",\n  \"stage_info\": [");
+        for (size_t i = 0; i < in->stages; i++) {
+            bl_info s;
+            if (bl_get_stage_info(f, i, &s) != BL_OK)
+                break;
+            printf("%s\n    {\"bits\": %llu, \"bytes\": %zu, \"k\": %u, \"design_keys\": %llu, "
+                   "\"design_fpp\": %.17g, \"keys_added\": %llu, \"fill_ratio\": %.17g, "
+                   "\"current_fpp\": %.17g}",
+                   i ? "," : "", (unsigned long long)s.bits, s.bytes, s.k,
+                   (unsigned long long)s.design_keys, s.design_fpp,
+                   (unsigned long long)s.keys_added, s.fill_ratio, s.current_fpp);
+        }
+        printf("\n  ]");
+    }
+    printf("\n}\n");
+}
+
+static const char *block_unit(bl_layout l)
+{
+    switch (l) {
+    case BL_LAYOUT_SBBF: return "256-bit blocks";
+    case BL_LAYOUT_CLASSIC: return "64-bit words";
+    default: return "64-byte lines";
+    }
+}
+
+static void print_text(const char *path, unsigned version, const bl_info *in, const char *here,
+                       const bl_filter *f)
+{
+    printf("file:                %s\n", path);
+    printf("format version:      %u\n", version);
+    printf("layout:              %s\n", in->layout_name);
+    printf("size:                %llu bits, %zu bytes (%llu %s)\n", (unsigned long long)in->bits,
+           in->bytes, (unsigned long long)in->blocks, block_unit(in->layout));
+    printf("hash functions (k):  %u\n", in->k);
+    if (in->design_keys)
+        printf("designed for:        %llu keys at a false-positive rate of %.4g\n",
+               (unsigned long long)in->design_keys, in->design_fpp);
+    else
+        printf("designed for:        unknown\n");
+    if (in->keys_known)
+        printf("keys added:          %llu\n", (unsigned long long)in->keys_added);
+    else
+        printf("keys added:          unknown (imported from a format that does not record it)\n");
+    printf("fill ratio:          %.4f\n", in->fill_ratio);
+    printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
+    printf("expected rate now:   %.4g\n", in->current_fpp);
+    printf("hash scheme:         %s, seed %llu\n", in->hash_name, (unsigned long long)in->seed);
+    printf("kernel here:         %s\n", here ? here : "unavailable (BLOOMLINE_KERNEL?)");
+    printf("checksum:            ok\n");
+    if (in->layout == BL_LAYOUT_SCALABLE) {
+        printf("stages:              %zu\n", in->stages);
+        for (size_t i = 0; i < in->stages; i++) {
+            bl_info s;
+            if (bl_get_stage_info(f, i, &s) != BL_OK)
+                break;
+            printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %.3g, fill %.4f\n",
+                   i, (unsigned long long)s.bits, s.k, (unsigned long long)s.keys_added,
+                   (unsigned long long)s.design_keys, s.design_fpp, s.fill_ratio);
+        }
+    }
+}
+
+int cli_cmd_info(int argc, char **argv)
+{
+    bool json = false;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "jh", info_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 'h': return cli_print_help("info");
+        default: return cli_bad_option(optopt, argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
+    const char *path = argv[optind];
+    bl_filter *f;
+    if (cli_open_filter(path, false, true, &f) != 0)
+        return CLI_EXIT_ERROR;
+    bl_info in;
+    bl_status st = bl_get_info(f, &in);
+    if (st != BL_OK) {
+        cli_status_error(path, "cannot describe filter", st);
+        bl_free(f);
+        return CLI_EXIT_ERROR;
+    }
+    const unsigned version = format_version(path);
+    if (json)
+        print_json(path, version, &in, bl_kernel_name(), f);
+    else
+        print_text(path, version, &in, bl_kernel_name(), f);
+    bl_free(f);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}

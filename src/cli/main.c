@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* bloomline: command dispatch and the help texts. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char overview[] =
+    "usage: bloomline COMMAND [OPTIONS] [ARGS]\n"
+    "\n"
+    "Bloom filters over newline-delimited keys, at memory speed.\n"
+    "\n"
+    "commands:\n"
+    "  build      build a filter from keys:         bloomline build -o F [INPUT...]\n"
+    "  add        add keys to a filter file:        bloomline add F [INPUT...]\n"
+    "  query      print lines whose key may be in:  bloomline query F [INPUT...]\n"
+    "  info       describe a filter file:           bloomline info F [--json]\n"
+    "  merge      union of filters:                 bloomline merge -o OUT F1 F2...\n"
+    "  intersect  intersection of filters:          bloomline intersect -o OUT F1 F2...\n"
+    "  export     as Parquet or Guava bytes:        bloomline export F --format FMT -o OUT\n"
+    "  import     from Parquet or Guava bytes:      bloomline import --format FMT IN -o F\n"
+    "  help       help on a command:                bloomline help COMMAND\n"
+    "\n"
+    "Keys are lines without their newline (and without a trailing \\r), or one field of\n"
+    "them (-f N, split on -d DELIM, default tab); keys are bytes, NUL bytes included.\n"
+    "INPUT is files or '-' (standard input, the default). Exit status: 0 success (query:\n"
+    "a line was selected), 1 query selected nothing, 2 error.\n";
+
+static const char help_build[] =
+    "usage: bloomline build -o FILTER [-n N] [-p FPP | -b BITS_PER_KEY] [-l LAYOUT]\n"
+    "                       [-t THREADS] [-f FIELD] [-d DELIM] [--seed S] [-q] [INPUT...]\n"
+    "\n"
+    "Build a filter from newline-delimited keys and write it to FILTER atomically (an\n"
+    "interrupted build never leaves a damaged file). Empty keys are skipped.\n"
+    "\n"
+    "  -o, --output FILTER     the filter file to write (required)\n"
+    "  -n, --keys N            size for N distinct keys (accepts 10M, 1e7). Without it, regular\n"
+    "                          files are counted first (a fast pass); a stream (stdin, a pipe)\n"
+    "                          grows a scalable filter instead (blocked layout only)\n"
+    "  -p, --fpp P             target false-positive rate, 0 < P < 1 (default 0.01)\n"
+    "  -b, --bits-per-key B    size by bits per key instead of by rate\n"
+    "  -l, --layout L          blocked (default: one cache line per key), sbbf (Parquet),\n"
+    "                          classic (Guava), counting (supports removal), scalable\n"
+    "  -t, --threads T         worker threads (default: the physical cores; pinned with hwloc).\n"
+    "                          The filter is the same whatever T\n"
+    "  -f, --field N           the key is the N-th field (1-based); lines with fewer fields\n"
+    "                          have an empty key (skipped, counted in a warning)\n"
+    "  -d, --delimiter D       field delimiter: one byte, or \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "      --seed S            hash seed (part of the filter's identity; 0 for Parquet)\n"
+    "      --bits M            exact size in bits (e.g. a power of two for Parquet)\n"
+    "  -k, --hashes K          force the number of hash functions\n"
+    "  -q, --quiet             no progress line (shown only when stderr is a terminal)\n";
+
+static const char help_add[] =
+    "usage: bloomline add FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [INPUT...]\n"
+    "\n"
+    "Add keys to an existing filter file and save it atomically. Warns on stderr when the\n"
+    "filter goes past the number of keys it was designed for (its rate then rises).\n"
+    "\n"
+    "  -t, --threads T     worker threads (default: the physical cores)\n"
+    "  -f, --field N       the key is the N-th field (1-based)\n"
+    "  -d, --delimiter D   field delimiter (default tab)\n"
+    "  -q, --quiet         no progress line\n";
+
+static const char help_query[] =
+    "usage: bloomline query FILTER [-v] [-c] [-t THREADS] [-f FIELD] [-d DELIM] [-q]\n"
+    "                       [INPUT...]\n"
+    "\n"
+    "Print every input line whose key may be in the filter, unchanged (CR LF and all) and in\n"
+    "input order, as it goes (constant memory, any input size). The filter is mapped\n"
+    "read-only and its checksum verified first.\n"
+    "\n"
+    "  -v, --invert-match  print the lines whose key is certainly not in the filter; an empty\n"
+    "                      key (empty line, too few fields) is never in it\n"
+    "  -c, --count         print only the number of selected lines\n"
+    "  -t, --threads T     worker threads (default: the physical cores)\n"
+    "  -f, --field N       the key is the N-th field (1-based)\n"
+    "  -d, --delimiter D   field delimiter (default tab)\n"
+    "      --no-verify     skip the payload checksum (for very large filters)\n"
+    "  -q, --quiet         no progress line\n"
+    "\n"
+    "Exit status: 0 if a line was selected, 1 if none, 2 on error (as grep).\n";
+
+static const char help_info[] =
+    "usage: bloomline info FILTER [--json]\n"
+    "\n"
+    "Show a filter's layout, size in bits and bytes, k, designed capacity and rate, keys\n"
+    "added, fill ratio, estimated distinct keys and current expected rate, hash scheme and\n"
+    "seed, format version, the kernel this machine would use, and the stages of a scalable\n"
+    "filter. Verifies the checksum.\n"
+    "\n"
+    "  -j, --json   machine-readable output\n";
+
+static const char help_merge[] =
+    "usage: bloomline merge -o OUT FILTER FILTER...\n"
+    "\n"
+    "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT:\n"
+    "it answers yes for every key added to any of them.\n";
+
+static const char help_intersect[] =
+    "usage: bloomline intersect -o OUT FILTER FILTER...\n"
+    "\n"
+    "Write the bitwise intersection of filters of identical identity to OUT: it answers yes\n"
+    "for every key added to all of them (and possibly others).\n";
+
+static const char help_export[] =
+    "usage: bloomline export FILTER --format parquet|parquet-raw|guava -o OUT\n"
+    "\n"
+    "Write FILTER in a foreign format ('-o -' for standard output):\n"
+    "  parquet       Parquet's BloomFilterHeader (thrift compact) + bitset (sbbf filters)\n"
+    "  parquet-raw   the bitset alone (sbbf filters)\n"
+    "  guava         Guava's BloomFilter.writeTo stream (classic filters)\n";
+
+static const char help_import[] =
+    "usage: bloomline import --format parquet|parquet-raw|guava IN -o FILTER\n"
+    "\n"
+    "Read a foreign filter (IN may be '-') and save it as a bloomline filter file. The key\n"
+    "count is not in those formats: info shows it as unknown.\n";
+
+static const char help_help[] =
+    "usage: bloomline help [COMMAND]\n"
+    "\n"
+    "Show the overview, or the help of one command.\n";
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *help;
+} commands[] = {
+    {"build", cli_cmd_build, help_build},      {"add", cli_cmd_add, help_add},
+    {"query", cli_cmd_query, help_query},      {"info", cli_cmd_info, help_info},
+    {"merge", cli_cmd_merge, help_merge},      {"intersect", cli_cmd_merge, help_intersect},
+    {"export", cli_cmd_export, help_export},   {"import", cli_cmd_import, help_import},
+    {"help", NULL, help_help},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const char *cli_help_text(const char *cmd)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, cmd) == 0)
+            return commands[i].help;
+    return NULL;
+}
+
+int cli_print_help(const char *cmd)
+{
+    const char *t = cli_help_text(cmd);
+    fputs(t ? t : overview, stdout);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(overview, stderr);
+        return CLI_EXIT_ERROR;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(overview, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        const char *k = bl_kernel_name();
+        printf("bloomline %s (kernel here: %s)\n", BLOOMLINE_VERSION_STRING, k ? k : "none");
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc == 2) {
+            fputs(overview, stdout);
+            return CLI_EXIT_OK;
+        }
+        if (cli_help_text(argv[2]) == NULL) {
+            cli_error("no such command '%s' (see 'bloomline --help')", argv[2]);
+            return CLI_EXIT_ERROR;
+        }
+        return cli_print_help(argv[2]);
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (commands[i].fn != NULL && strcmp(commands[i].name, cmd) == 0) {
+            cli_cmd = commands[i].name;
+            return commands[i].fn(argc - 1, argv + 1);
+        }
+    }
+    cli_error("unknown command '%s' (see 'bloomline --help')", cmd);
+    return CLI_EXIT_ERROR;
+}

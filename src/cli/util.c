@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* Messages, memory and whole-file I/O for the bloomline command. */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *cli_cmd = NULL;
+
+static void vmessage(const char *kind, const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    if (cli_cmd)
+        fprintf(stderr, "bloomline %s: %s", cli_cmd, kind);
+    else
+        fprintf(stderr, "bloomline: %s", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage("", fmt, ap);
+    va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void cli_status_error(const char *file, const char *what, bl_status st)
+{
+    /* An I/O status has its detail in errno; the others are self-explanatory. */
+    if (st == BL_E_IO && errno != 0)
+        cli_error("%s: %s: %s", file, what, strerror(errno));
+    else
+        cli_error("%s: %s: %s", file, what, bl_strerror(st));
+}
+
+void *cli_malloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (p == NULL) {
+        cli_error("out of memory (%zu bytes)", n);
+        exit(CLI_EXIT_ERROR);
+    }
+    return p;
+}
+
+void *cli_realloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (q == NULL) {
+        cli_error("out of memory (%zu bytes)", n);
+        exit(CLI_EXIT_ERROR);
+    }
+    return q;
+}
+
+int cli_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int cli_read_file(const char *path, unsigned char **out, size_t *len)
+{
+    const bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s: is a directory", path);
+        if (!is_stdin)
+            close(fd);
+        return -1;
+    }
+    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1u << 16;
+    size_t n = 0;
+    unsigned char *buf = cli_malloc(cap);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            buf = cli_realloc(buf, cap);
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            cli_error("%s: read error: %s", cli_input_name(path), strerror(errno));
+            free(buf);
+            if (!is_stdin)
+                close(fd);
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    if (!is_stdin)
+        close(fd);
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+int cli_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    /* The temporary file lives beside the target so that rename() is atomic. */
+    const size_t plen = strlen(path);
+    char *tmp = cli_malloc(plen + 16);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error("%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || cli_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+        cli_error("%s: write error: %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    /* Make the rename itself durable. */
+    char *dir = dirname(tmp);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    free(tmp);
+    return 0;
+}
+
+int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        cli_error("%s: cannot open filter: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        cli_error("%s: is a directory, not a filter file", path);
+        return -1;
+    }
+    errno = 0;
+    bl_status s = mutable_copy ? bl_load(out, path) : bl_map(out, path);
+    if (s != BL_OK) {
+        cli_status_error(path, "cannot read filter", s);
+        return -1;
+    }
+    if (!mutable_copy && verify) {
+        s = bl_verify(*out);
+        if (s != BL_OK) {
+            cli_status_error(path, "corrupt filter", s);
+            bl_free(*out);
+            *out = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cli_save_filter(const bl_filter *f, const char *path)
+{
+    errno = 0;
+    bl_status s = bl_save(f, path);
+    if (s != BL_OK) {
+        cli_status_error(path, "cannot save filter", s);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* Counting layout: the counter-selection spec every counting kernel must match, and its kernels. */
+#ifndef BL_COUNTING_H
+#define BL_COUNTING_H
+
+#include "internal.h"
+
+/*
+ * A counting line is one 64-byte cache line of 128 4-bit counters. Counter c is nibble (c & 1)
+ * of byte c >> 1 (the low nibble for even c), i.e. bits 4c..4c+3 of the line read as
+ * little-endian 32-bit words. The line is bl_blocked_line(h, nlines) and probe i selects counter
+ * ((uint32)h * bl_blocked_mul[i]) >> 25: the top 7 bits of the same product whose top 9 bits
+ * select a blocked bit. Hence counter c covers exactly the blocked bits 4c..4c+3, which is what
+ * lets bl_freeze turn a counting filter into a plain blocked filter of the same geometry.
+ *
+ * Repeated probes: when two of a key's k probes pick the same counter, add increments it twice
+ * and remove decrements it twice (each step saturating at 15), so add and remove stay exact
+ * inverses and the counter always holds the number of probes that landed on it (until it
+ * saturates). A saturated counter (15) is never changed again, so removal cannot create a false
+ * negative for any key that shares it. A remove is refused (BL_E_NOT_PRESENT, nothing changed)
+ * when some counter the key needs is below the number of its probes that land there and is not
+ * saturated: such a key was provably never added (or already removed).
+ */
+#define BL_COUNTER_MAX 15u
+
+static inline uint32_t bl_counting_pos(uint64_t h, unsigned i)
+{
+    return ((uint32_t)h * bl_blocked_mul[i]) >> 25;
+}
+
+static inline unsigned bl_counter_get(const uint8_t *line, uint32_t c)
+{
+    return (line[c >> 1] >> ((c & 1) * 4)) & 15u;
+}
+
+static inline uint8_t *bl_counting_line(uint8_t *data, uint64_t nlines, uint64_t h)
+{
+    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+}
+
+static inline void bl_counting_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    uint8_t *line = bl_counting_line(data, nlines, h);
+    for (unsigned i = 0; i < k; i++) {
+        const uint32_t c = bl_counting_pos(h, i);
+        if (bl_counter_get(line, c) != BL_COUNTER_MAX)
+            line[c >> 1] = (uint8_t)(line[c >> 1] + (1u << ((c & 1) * 4)));
+    }
+}
+
+static inline bool bl_counting_test_one(const uint8_t *data, uint64_t nlines, unsigned k,
+                                        uint64_t h)
+{
+    const uint8_t *line = data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+    for (unsigned i = 0; i < k; i++)
+        if (bl_counter_get(line, bl_counting_pos(h, i)) == 0)
+            return false;
+    return true;
+}
+
+/* Decrement a private copy of the line first, so a refused remove leaves the filter untouched.
+ * Returns false (and changes nothing) when the key was provably never added. */
+static inline bool bl_counting_remove_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    uint8_t *line = bl_counting_line(data, nlines, h);
+    uint8_t copy[BL_LINE_BYTES];
+    memcpy(copy, line, sizeof copy);
+    for (unsigned i = 0; i < k; i++) {
+        const uint32_t c = bl_counting_pos(h, i);
+        const unsigned v = bl_counter_get(copy, c);
+        if (v == 0)
+            return false;
+        if (v != BL_COUNTER_MAX)
+            copy[c >> 1] = (uint8_t)(copy[c >> 1] - (1u << ((c & 1) * 4)));
+    }
+    memcpy(line, copy, sizeof copy);
+    return true;
+}
+
+/* Bit 4j of the result is set when counter j of the 16 in x (a 64-bit LE word) is non-zero. */
+static inline uint64_t bl_counting_nonzero_bits(uint64_t x)
+{
+    return (x | x >> 1 | x >> 2 | x >> 3) & 0x1111111111111111ULL;
+}
+
+/* Counting kernels: same contract as struct bl_kernels (h holds avail >= n hashes, res may be
+ * NULL). remove returns how many keys it refused as not present. One table per ISA, chosen by
+ * the name of the filter's own kernel, so a filter bound to "avx2" counts with AVX2 too. */
+struct bl_counting_kernels {
+    const char *name;
+    void (*add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                size_t avail);
+    size_t (*test)(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                   size_t avail, uint8_t *res);
+    size_t (*remove)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                     size_t avail);
+};
+
+extern const struct bl_counting_kernels bl_counting_kernels_scalar;
+#if defined(BLOOMLINE_HAVE_AVX2)
+extern const struct bl_counting_kernels bl_counting_kernels_avx2;
+#endif
+#if defined(BLOOMLINE_HAVE_NEON)
+extern const struct bl_counting_kernels bl_counting_kernels_neon;
+#endif
+
+/* The counting table matching a probe-kernel table (scalar when the ISA has none). */
+const struct bl_counting_kernels *bl_counting_kernels_for(const struct bl_kernels *kern);
+
+#endif /* BL_COUNTING_H */

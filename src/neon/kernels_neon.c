@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* The NEON kernel, through SIMDe: native on aarch64, emulated (force-only) elsewhere for tests. */
+#include "../internal.h"
+
+#include <simde/arm/neon.h>
+
+#define BL_INLINE static inline __attribute__((always_inline))
+
+/* ---- uint64_t hashing ------------------------------------------------------------------------- */
+
+/* NEON has no 64-bit lane multiply while aarch64 multiplies 64-bit scalars at one per cycle, so
+ * the hash stage is the specification's scalar loop. */
+static void hash_u64_xxh3_neon(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    bl_kernels_scalar.hash_u64_xxh3(keys, n, seed, out);
+}
+
+static void hash_u64_xxh64_neon(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    bl_kernels_scalar.hash_u64_xxh64(keys, n, seed, out);
+}
+
+/* ---- Blocked layout: four probes per q register, the line's words picked with tbl ------------- */
+
+BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, uint64_t h)
+{
+    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+}
+
+/* Multipliers of probes [4g, 4g + 4); lanes past k repeat probe 0, a bit the key sets anyway. */
+static void blocked_muls(unsigned k, simde_uint32x4_t mul[4])
+{
+    for (unsigned g = 0; g < 4; g++) {
+        uint32_t m[4];
+        for (unsigned j = 0; j < 4; j++)
+            m[j] = 4 * g + j < k ? bl_blocked_mul[4 * g + j] : bl_blocked_mul[0];
+        mul[g] = simde_vld1q_u32(m);
+    }
+}
+
+/* Bits of 4 probes that the line lacks (non-zero lanes: absent). x = (uint32)h * mul:
+ * word = x >> 28, fetched by a 64-byte table lookup of its 4 bytes; bit = (x >> 23) & 31. */
+BL_INLINE simde_uint32x4_t blocked_missing(simde_uint8x16x4_t line, simde_uint32x4_t hv,
+                                           simde_uint32x4_t mul)
+{
+    const simde_uint32x4_t x = simde_vmulq_u32(hv, mul);
+    /* byte j of lane = 4 * word + j: word * 0x04040404 + 0x03020100 (no carries: 4*15+3 < 256) */
+    const simde_uint32x4_t bidx = simde_vmlaq_u32(simde_vdupq_n_u32(0x03020100u),
+                                                  simde_vshrq_n_u32(x, 28),
+                                                  simde_vdupq_n_u32(0x04040404u));
+    const simde_uint32x4_t word = simde_vreinterpretq_u32_u8(
+        simde_vqtbl4q_u8(line, simde_vreinterpretq_u8_u32(bidx)));
+    const simde_uint32x4_t sh = simde_vandq_u32(simde_vshrq_n_u32(x, 23), simde_vdupq_n_u32(31));
+    const simde_uint32x4_t bit =
+        simde_vshlq_u32(simde_vdupq_n_u32(1), simde_vreinterpretq_s32_u32(sh));
+    return simde_vbicq_u32(bit, word);
+}
+
+static size_t blocked_test_neon(const uint8_t *data, uint64_t nlines, unsigned k,
+                                const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+{
+    simde_uint32x4_t mul[4];
+    blocked_muls(k, mul);
+    const unsigned groups = (k + 3) / 4;
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        const uint8_t *w = blocked_line_ptr(data, nlines, h[i]);
+        simde_uint8x16x4_t line;
+        line.val[0] = simde_vld1q_u8(w);
+        line.val[1] = simde_vld1q_u8(w + 16);
+        line.val[2] = simde_vld1q_u8(w + 32);
+        line.val[3] = simde_vld1q_u8(w + 48);
+        const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h[i]);
+        simde_uint32x4_t miss = blocked_missing(line, hv, mul[0]);
+        for (unsigned g = 1; g < groups; g++)
+            miss = simde_vorrq_u32(miss, blocked_missing(line, hv, mul[g]));
+        const int r = simde_vmaxvq_u32(miss) == 0;
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+static void blocked_add_neon(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                             size_t n, size_t avail)
+{
+    /* k read-modify-writes of possibly repeated words: scalar stores, as in every kernel. */
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        bl_blocked_add_one(data, nlines, k, h[i]);
+    }
+}
+
+/* ---- Parquet split-block layout: a block is two q registers ------------------------------------ */
+
+BL_INLINE uint32_t *sbbf_block_ptr(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    return (uint32_t *)(uintptr_t)(data + bl_sbbf_block(h, nblocks) * BL_SBBF_BLOCK_BYTES);
+}
+
+/* The bit of each word: 1 << (((uint32)h * salt) >> 27). */
+BL_INLINE simde_uint32x4_t sbbf_bits(simde_uint32x4_t hv, const uint32_t *salt)
+{
+    const simde_uint32x4_t sh = simde_vshrq_n_u32(simde_vmulq_u32(hv, simde_vld1q_u32(salt)), 27);
+    return simde_vshlq_u32(simde_vdupq_n_u32(1), simde_vreinterpretq_s32_u32(sh));
+}
+
+static void sbbf_add_neon(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
+                          size_t avail)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
+        uint32_t *w = sbbf_block_ptr(data, nblocks, h[i]);
+        const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h[i]);
+        simde_vst1q_u32(w, simde_vorrq_u32(simde_vld1q_u32(w), sbbf_bits(hv, bl_sbbf_salt)));
+        simde_vst1q_u32(w + 4, simde_vorrq_u32(simde_vld1q_u32(w + 4), sbbf_bits(hv, bl_sbbf_salt + 4)));
+    }
+}
+
+static size_t sbbf_test_neon(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
+                             size_t avail, uint8_t *res)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
+        const uint32_t *w = sbbf_block_ptr(data, nblocks, h[i]);
+        const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h[i]);
+        const simde_uint32x4_t miss =
+            simde_vorrq_u32(simde_vbicq_u32(sbbf_bits(hv, bl_sbbf_salt), simde_vld1q_u32(w)),
+                            simde_vbicq_u32(sbbf_bits(hv, bl_sbbf_salt + 4), simde_vld1q_u32(w + 4)));
+        const int r = simde_vmaxvq_u32(miss) == 0;
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+const struct bl_kernels bl_kernels_neon = {
+    .name = "neon",
+#if defined(__aarch64__)
+    .required = BL_CPU_NEON,
+#else
+    .required = BL_CPU_FORCE_ONLY, /* emulated: correct but slow, so only when forced */
+#endif
+    .hash_u64_xxh3 = hash_u64_xxh3_neon,
+    .hash_u64_xxh64 = hash_u64_xxh64_neon,
+    .blocked_add = blocked_add_neon,
+    .blocked_test = blocked_test_neon,
+    .sbbf_add = sbbf_add_neon,
+    .sbbf_test = sbbf_test_neon,
+};

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Scalar counting kernels: the specification (counting.h) with the rolling prefetch. */
+#include "../counting.h"
+
+static void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                   size_t n, size_t avail)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(bl_counting_line(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        bl_counting_add_one(data, nlines, k, h[i]);
+    }
+}
+
+static size_t bl_counting_test_scalar(const uint8_t *data, uint64_t nlines, unsigned k,
+                                      const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_R(data + bl_blocked_line(h[i + BL_PREFETCH_DISTANCE], nlines) * BL_LINE_BYTES);
+        bool r = bl_counting_test_one(data, nlines, k, h[i]);
+        hits += r;
+        if (res)
+            res[i] = r;
+    }
+    return hits;
+}
+
+static size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k,
+                                        const uint64_t *h, size_t n, size_t avail)
+{
+    size_t absent = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(bl_counting_line(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        absent += !bl_counting_remove_one(data, nlines, k, h[i]);
+    }
+    return absent;
+}
+
+const struct bl_counting_kernels bl_counting_kernels_scalar = {
+    .name = "scalar",
+    .add = bl_counting_add_scalar,
+    .test = bl_counting_test_scalar,
+    .remove = bl_counting_remove_scalar,
+};

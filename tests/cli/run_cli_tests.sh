@@ -1,0 +1,348 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# End-to-end tests of the bloomline command through the real binary: run_cli_tests.sh BINARY
+set -u
+
+B=${1:?usage: run_cli_tests.sh path/to/bloomline}
+B=$(cd "$(dirname "$B")" && pwd)/$(basename "$B")
+HERE=$(cd "$(dirname "$0")" && pwd)
+GOLDEN_PARQUET=$HERE/../../../shared/interop/parquet-java-bloom_filter.xxhash.bin
+[ -f "$GOLDEN_PARQUET" ] || GOLDEN_PARQUET=/work/shared/interop/parquet-java-bloom_filter.xxhash.bin
+
+SEED=${BLOOMLINE_TEST_SEED:-$(( $(date +%s) % 1000000 ))}
+echo "# cli: seed $SEED (replay with BLOOMLINE_TEST_SEED=$SEED)"
+T=$(mktemp -d "${TMPDIR:-/tmp}/bloomline-cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 2
+
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
+check() { # check NAME COMMAND...: the command must succeed
+    local name=$1; shift
+    if "$@"; then ok; else bad "$name"; fi
+}
+# expect_status NAME STATUS COMMAND...: run with stdout/stderr to out/err, compare the status
+expect_status() {
+    local name=$1 want=$2; shift 2
+    "$@" > out 2> err
+    local got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$name: status $got, want $want ($(head -c 300 err))"; fi
+}
+# expect_error NAME PATTERN COMMAND...: exit 2 and stderr matching PATTERN
+expect_error() {
+    local name=$1 pat=$2; shift 2
+    "$@" > out 2> err
+    local got=$?
+    if [ "$got" -ne 2 ]; then bad "$name: status $got, want 2"; return; fi
+    if grep -q -- "$pat" err; then ok; else bad "$name: stderr lacks '$pat': $(head -c 300 err)"; fi
+}
+
+# Seeded random keys: URL-like lines, distinct (the counter makes them so).
+gen_keys() { # gen_keys N SALT
+    awk -v n="$1" -v s="$SEED" -v salt="$2" 'BEGIN { srand(s + salt);
+        for (i = 0; i < n; i++) printf "https://host%d.example/%s/%d/%x\n", int(rand() * 1000), salt, i, int(rand() * 2^31) }'
+}
+
+# ---- help and dispatch ------------------------------------------------------------------------
+expect_status "--help" 0 "$B" --help
+check "--help text" grep -q "usage: bloomline COMMAND" out
+expect_status "no args" 2 "$B"
+expect_error "unknown command" "unknown command 'frobnicate'" "$B" frobnicate
+expect_error "help of unknown" "no such command" "$B" help frobnicate
+for c in build add query info merge intersect export import; do
+    expect_status "help $c" 0 "$B" help "$c"
+    check "help $c text" grep -q "usage: bloomline $c" out
+    expect_status "$c --help" 0 "$B" "$c" --help
+    check "$c --help text" grep -q "usage: bloomline $c" out
+done
+expect_status "--version" 0 "$B" --version
+
+# ---- round trip: known keys and negatives ----------------------------------------------------
+gen_keys 20000 pos > pos.txt
+gen_keys 20000 neg > neg.txt
+expect_status "build" 0 "$B" build -o f.blf pos.txt
+check "build quiet on success" test ! -s err
+expect_status "query positives" 0 "$B" query f.blf pos.txt
+check "every key found, in order" cmp -s out pos.txt
+expect_status "query -c positives" 0 "$B" query -c f.blf pos.txt
+check "count positives" test "$(cat out)" = 20000
+"$B" query -c f.blf neg.txt > negc; st=$?
+fp=$(cat negc)
+# p = 1%: 200 expected out of 20000; 400 is > 14 standard deviations away.
+check "false positives near p (got $fp)" test "$st" -le 1 -a "$fp" -lt 400
+"$B" query -v f.blf neg.txt > negv
+check "-v + selected = all" test $(( $(wc -l < negv) + fp )) -eq 20000
+expect_status "query -v positives selects none" 1 "$B" query -v f.blf pos.txt
+check "-v none: empty output" test ! -s out
+# A tight filter makes a false positive on a handful of keys practically impossible (1e-9 each).
+"$B" build -p 1e-9 -o tight.blf pos.txt
+expect_status "no line selected -> 1" 1 "$B" query tight.blf neg.txt
+check "no line selected: empty output" test ! -s out
+expect_status "query -c none -> 1" 1 "$B" query -c tight.blf neg.txt
+check "query -c none prints 0" test "$(cat out)" = 0
+
+# Every layout round-trips.
+for l in blocked sbbf classic counting; do
+    expect_status "build -l $l" 0 "$B" build -l "$l" -p 1e-6 -o "l_$l.blf" pos.txt
+    expect_status "query -l $l" 0 "$B" query "l_$l.blf" pos.txt
+    check "layout $l finds every key" cmp -s out pos.txt
+    "$B" info "l_$l.blf" > info_l
+    check "info layout $l" grep -q "^layout: *$l" info_l
+done
+expect_status "build -b" 0 "$B" build -b 16 -o b16.blf pos.txt
+expect_status "query -b" 0 "$B" query -c b16.blf pos.txt
+check "-b: every key" test "$(cat out)" = 20000
+expect_status "build --seed" 0 "$B" build --seed 12345 -o seed.blf pos.txt
+"$B" info seed.blf > info_seed
+check "seed recorded" grep -q "seed 12345" info_seed
+expect_status "build -n" 0 "$B" build -n 1M -o n1m.blf pos.txt
+"$B" info --json n1m.blf > info_n
+check "-n recorded" grep -q '"design_keys": 1000000' info_n
+
+# ---- output bytes and order: CRLF, no final newline, NUL bytes, empty lines ------------------
+printf 'alpha\nbravo\r\ncharlie\n\ndelta\x00echo\nfoxtrot' > keys_odd.txt
+printf 'zulu\r\nalpha\r\nalpha\n\nbravo\ncharlie\r\nyankee\ndelta\x00echo\r\nfoxtrot\r\nfoxtrot' > q_odd.txt
+printf 'alpha\r\nalpha\nbravo\ncharlie\r\ndelta\x00echo\r\nfoxtrot\r\nfoxtrot' > want_odd.txt
+"$B" build -p 1e-9 -o odd.blf keys_odd.txt
+expect_status "query odd bytes" 0 "$B" query odd.blf q_odd.txt
+check "odd bytes: output unchanged and in order" cmp -s out want_odd.txt
+printf 'zulu\r\n\nyankee\n' > want_oddv.txt
+expect_status "query -v odd bytes" 0 "$B" query -v odd.blf q_odd.txt
+check "-v odd bytes (empty line is absent)" cmp -s out want_oddv.txt
+printf 'delta\x00echo' | "$B" query -c odd.blf > out
+check "NUL key found from stdin" test "$(cat out)" = 1
+printf 'delta\n' | "$B" query -c odd.blf > out
+check "NUL key is not its prefix" test "$(cat out)" = 0
+# A line far longer than a chunk.
+{ printf 'short\n'; head -c 5000000 /dev/zero | tr '\0' 'x'; printf '\nend\n'; } > long.txt
+"$B" build -p 1e-9 -o long.blf long.txt
+expect_status "long line" 0 "$B" query long.blf long.txt
+check "long line round trip" cmp -s out long.txt
+
+# ---- field extraction --------------------------------------------------------------------------
+awk '{ printf "%d\t%s\tGET\n", NR, $0 }' pos.txt > pos.tsv
+awk '{ printf "%d\t%s\tGET\r\n", NR, $0 }' neg.txt > neg.tsv
+expect_status "build -f 2" 0 "$B" build -f 2 -p 1e-9 -o f2.blf pos.tsv
+expect_status "query keys against -f build" 0 "$B" query f2.blf pos.txt
+check "-f 2 keys are the field" cmp -s out pos.txt
+cat pos.tsv neg.tsv > mixed.tsv
+expect_status "query -f 2" 0 "$B" query -f 2 f2.blf mixed.tsv
+check "-f 2 selects the positive lines, unchanged" cmp -s out pos.tsv
+awk -F'\t' '{ printf "%s,%s\n", $1, $2 }' pos.tsv > pos.csv
+expect_status "query -f 2 -d ," 0 "$B" query -c -f 2 -d , f2.blf pos.csv
+check "-d , count" test "$(cat out)" = 20000
+printf 'GET a 1\nGET\nGET b 2\n' > fields.txt
+printf 'a\nb\n' | "$B" build -p 1e-9 -o ab.blf
+expect_status "-f beyond fields: build" 0 "$B" build -f 2 -d ' ' -o fb.blf fields.txt
+check "-f beyond fields: warning on build" grep -q "fewer than 2 fields" err
+expect_status "-f beyond fields: query" 0 "$B" query -f 2 -d ' ' ab.blf fields.txt
+check "-f beyond fields: not selected" test "$(cat out)" = "$(printf 'GET a 1\nGET b 2')"
+check "-f beyond fields: warning on query" grep -q "fewer than 2 fields" err
+expect_status "-f beyond fields: -v" 0 "$B" query -v -f 2 -d ' ' ab.blf fields.txt
+check "-f beyond fields: -v prints it" test "$(cat out)" = GET
+expect_status "-d with escape" 0 "$B" query -c -f 2 -d '\t' f2.blf pos.tsv
+check "-d \\t count" test "$(cat out)" = 20000
+
+# ---- stdin and several files ----------------------------------------------------------------
+head -n 7000 pos.txt > part1.txt
+tail -n +7001 pos.txt > part2.txt
+expect_status "build from two files" 0 "$B" build -n 20000 -o two.blf part1.txt part2.txt
+cat part1.txt part2.txt | "$B" build -n 20000 -o two_stdin.blf
+check "two files == the same keys on stdin" cmp -s two.blf two_stdin.blf
+"$B" build -n 20000 -o two_dash.blf part1.txt - < part2.txt
+check "file + '-' == the same keys" cmp -s two.blf two_dash.blf
+expect_status "query several inputs" 0 "$B" query two.blf part2.txt - < part1.txt
+check "several inputs: in argument order" cmp -s out <(cat part2.txt part1.txt)
+# A stream without -n grows a scalable filter.
+cat pos.txt | "$B" build -p 0.001 -o scal.blf; st=$?
+check "build from stdin without -n" test "$st" -eq 0
+"$B" info scal.blf > info_s
+check "stdin build is scalable" grep -q "^layout: *scalable" info_s
+check "info shows stages" grep -q "stage 0" info_s
+expect_status "scalable finds every key" 0 "$B" query scal.blf pos.txt
+check "scalable: every key" cmp -s out pos.txt
+expect_error "stdin without -n for sbbf" "give -n N" sh -c "cat pos.txt | '$B' build -l sbbf -o x.blf"
+
+# ---- threads: the same filter and output whatever the count -------------------------------------
+gen_keys 120000 big > big.txt # ~5 MB: several chunks
+for l in blocked sbbf classic counting; do
+    "$B" build -l "$l" -t 1 -o "t1_$l.blf" big.txt
+    "$B" build -l "$l" -t 2 -o "t2_$l.blf" big.txt
+    "$B" build -l "$l" -t 3 -o "t3_$l.blf" big.txt
+    check "threads: $l 1 == 2" cmp -s "t1_$l.blf" "t2_$l.blf"
+    check "threads: $l 1 == 3" cmp -s "t1_$l.blf" "t3_$l.blf"
+done
+cat big.txt | "$B" build -t 1 -o t1_s.blf
+cat big.txt | "$B" build -t 3 -o t3_s.blf
+check "threads: scalable 1 == 3" cmp -s t1_s.blf t3_s.blf
+cat big.txt neg.txt big.txt > bigq.txt
+"$B" query -t 1 t1_blocked.blf bigq.txt > q1
+"$B" query -t 3 t1_blocked.blf bigq.txt > q3
+check "threads: query output identical" cmp -s q1 q3
+check "threads: query output non-trivial" test "$(wc -l < q1)" -ge 240000
+
+# ---- add ------------------------------------------------------------------------------------------
+expect_status "build half" 0 "$B" build -n 20000 -o add.blf part1.txt
+expect_status "add the rest" 0 "$B" add add.blf part2.txt
+check "add quiet within capacity" test ! -s err
+expect_status "added keys found" 0 "$B" query add.blf pos.txt
+check "add: every key" cmp -s out pos.txt
+check "add == build of all" cmp -s add.blf two.blf
+"$B" build -n 100 -o small.blf part1.txt 2> /dev/null
+expect_status "add past capacity" 0 "$B" add small.blf part2.txt
+check "add past capacity warns" grep -q "past the designed capacity" err
+printf '1\tk1\n2\tk2\n' | "$B" add -f 2 add.blf 2> /dev/null
+printf 'k1\nk2\n' | "$B" query -c add.blf > out
+check "add -f from stdin" test "$(cat out)" = 2
+expect_error "add to missing filter" "nofilter.blf" "$B" add nofilter.blf part1.txt
+
+# ---- info -------------------------------------------------------------------------------------------
+expect_status "info" 0 "$B" info f.blf
+for field in "format version" "layout" "size" "hash functions (k)" "designed for" "keys added" \
+    "fill ratio" "estimated keys" "expected rate now" "hash scheme" "kernel here"; do
+    check "info shows $field" grep -qF "$field:" out
+done
+check "info keys added" grep -q "^keys added: *20000$" out
+check "info bits and bytes" grep -q "bits, [0-9]* bytes" out
+expect_status "info --json" 0 "$B" info --json f.blf
+for key in format_version layout bits bytes k design_keys design_fpp keys_added fill_ratio \
+    estimated_keys current_fpp hash seed kernel stages; do
+    check "json has $key" grep -q "\"$key\":" out
+done
+check "json is one object" test "$(head -c 1 out)$(tail -c 2 out | head -c 1)" = "{}"
+
+# ---- merge and intersect ----------------------------------------------------------------------------
+"$B" build -n 20000 -p 1e-6 -o m1.blf part1.txt
+"$B" build -n 20000 -p 1e-6 -o m2.blf part2.txt
+expect_status "merge" 0 "$B" merge -o m.blf m1.blf m2.blf
+expect_status "merged finds all" 0 "$B" query m.blf pos.txt
+check "merge: every key" cmp -s out pos.txt
+"$B" build -n 20000 -p 1e-6 -o i1.blf pos.txt
+expect_status "intersect" 0 "$B" intersect -o i.blf i1.blf m1.blf
+expect_status "intersection finds common" 0 "$B" query i.blf part1.txt
+check "intersect: common keys" cmp -s out part1.txt
+"$B" query -c i.blf part2.txt > out
+check "intersect: others mostly gone ($(cat out))" test "$(cat out)" -lt 100
+"$B" build -n 999 -o other.blf part1.txt
+expect_error "merge mismatch" "differ in identity" "$B" merge -o bad.blf m1.blf other.blf
+check "merge mismatch writes nothing" test ! -e bad.blf
+"$B" build -n 20000 -p 1e-6 --seed 7 -o seed7.blf part1.txt
+expect_error "merge seed mismatch" "seed" "$B" merge -o bad.blf m1.blf seed7.blf
+expect_error "merge needs two" "at least two" "$B" merge -o bad.blf m1.blf
+expect_error "merge needs -o" "-o OUT" "$B" merge m1.blf m2.blf
+
+# ---- export and import -----------------------------------------------------------------------------
+printf 'hello\nparquet\nbloom\nfilter\n' > pq.txt
+expect_status "build sbbf 1024 bytes" 0 "$B" build -l sbbf --bits 8192 -o pq.blf pq.txt
+expect_status "export parquet" 0 "$B" export pq.blf --format parquet -o pq.bin
+if [ -f "$GOLDEN_PARQUET" ]; then
+    check "parquet export == parquet-java's bytes" cmp -s pq.bin "$GOLDEN_PARQUET"
+    expect_status "import parquet-java file" 0 "$B" import --format parquet "$GOLDEN_PARQUET" -o pj.blf
+    expect_status "query imported parquet" 0 "$B" query pj.blf pq.txt
+    check "imported parquet: all four keys" cmp -s out pq.txt
+    "$B" info pj.blf > info_pj
+    check "imported: keys unknown" grep -q "^keys added: *unknown" info_pj
+else
+    bad "golden parquet file missing: $GOLDEN_PARQUET"
+fi
+expect_status "export parquet-raw" 0 "$B" export pq.blf --format parquet-raw -o pq.raw
+check "parquet-raw is the bitset" test "$(wc -c < pq.raw)" -eq 1024
+expect_status "import parquet-raw" 0 "$B" import --format parquet-raw pq.raw -o pqr.blf
+expect_status "query parquet-raw" 0 "$B" query pqr.blf pq.txt
+check "parquet-raw round trip" cmp -s out pq.txt
+"$B" build -l classic -o cl.blf pos.txt
+expect_status "export guava" 0 "$B" export cl.blf --format guava -o cl.guava
+expect_status "import guava (stdin)" 0 "$B" import --format guava - -o clg.blf < cl.guava
+expect_status "query guava round trip" 0 "$B" query clg.blf pos.txt
+check "guava round trip: every key" cmp -s out pos.txt
+"$B" query -c cl.blf neg.txt > a; "$B" query -c clg.blf neg.txt > b
+check "guava round trip: same answers on negatives" cmp -s a b
+expect_status "export to stdout" 0 "$B" export cl.blf --format guava -o -
+check "export to stdout: same bytes" cmp -s out cl.guava
+expect_error "export blocked as parquet" "sbbf" "$B" export f.blf --format parquet -o x.bin
+expect_error "export classic as parquet" "sbbf" "$B" export cl.blf --format parquet -o x.bin
+expect_error "export sbbf as guava" "classic" "$B" export pq.blf --format guava -o x.bin
+expect_error "unknown format" "unknown format" "$B" export pq.blf --format avro -o x.bin
+expect_error "export without --format" "--format" "$B" export pq.blf -o x.bin
+head -c 100 /dev/urandom > junk.bin
+expect_error "import junk as parquet" "junk.bin" "$B" import --format parquet junk.bin -o x.blf
+expect_error "import junk as guava" "junk.bin" "$B" import --format guava junk.bin -o x.blf
+head -c 20 pq.bin > trunc.bin
+expect_error "import truncated parquet" "trunc.bin" "$B" import --format parquet trunc.bin -o x.blf
+check "failed import writes nothing" test ! -e x.blf
+
+# ---- bad input: a clear message naming the file, status 2 -------------------------------------------
+expect_error "missing input (build)" "nosuch.txt" "$B" build -o x.blf nosuch.txt
+check "failed build writes nothing" test ! -e x.blf
+expect_error "missing input (query)" "nosuch.txt" "$B" query f.blf pos.txt nosuch.txt
+check "query goes on past a missing input" test "$(wc -l < out)" -eq 20000
+expect_error "directory input" "is a directory" "$B" query f.blf "$T"
+expect_error "missing filter" "nofilter.blf" "$B" query nofilter.blf pos.txt
+expect_error "directory filter" "is a directory" "$B" query "$T" pos.txt
+if [ "$(id -u)" -ne 0 ]; then
+    cp pos.txt noperm.txt && chmod 000 noperm.txt
+    expect_error "unreadable input" "noperm.txt" "$B" build -o x.blf noperm.txt
+fi
+expect_error "text is not a filter" "pos.txt" "$B" query pos.txt neg.txt
+cp f.blf corrupt.blf
+size=$(wc -c < corrupt.blf)
+printf '\xff\xff\xff\xff' | dd of=corrupt.blf bs=1 seek=$((size - 100)) conv=notrunc 2> /dev/null
+expect_error "corrupt payload (query)" "corrupt.blf" "$B" query corrupt.blf pos.txt
+expect_error "corrupt payload (info)" "corrupt.blf" "$B" info corrupt.blf
+expect_error "corrupt payload (add)" "corrupt.blf" "$B" add corrupt.blf part1.txt
+cp f.blf hdr.blf
+printf '\x00' | dd of=hdr.blf bs=1 seek=20 conv=notrunc 2> /dev/null
+expect_error "corrupt header" "hdr.blf" "$B" query hdr.blf pos.txt
+head -c 200 f.blf > short.blf
+expect_error "truncated filter" "short.blf" "$B" info short.blf
+: > empty.blf
+expect_error "empty filter file" "empty.blf" "$B" query empty.blf pos.txt
+expect_error "bad -n" "'12x' is not a valid number" "$B" build -n 12x -o x.blf pos.txt
+expect_error "negative -n" "not a valid number" "$B" build -n -5 -o x.blf pos.txt
+expect_error "bad -p" "-p" "$B" build -p 1.5 -o x.blf pos.txt
+expect_error "zero -p" "-p" "$B" build -p 0 -o x.blf pos.txt
+expect_error "bad -b" "-b" "$B" build -b abc -o x.blf pos.txt
+expect_error "bad -t" "-t" "$B" query -t 0 f.blf pos.txt
+expect_error "bad -f" "-f" "$B" query -f 0 f.blf pos.txt
+expect_error "bad -d" "-d" "$B" query -f 1 -d ab f.blf pos.txt
+expect_error "-d without -f" "-d needs -f" "$B" query -d , f.blf pos.txt
+expect_error "unknown layout" "unknown layout 'bogus'" "$B" build -l bogus -o x.blf pos.txt
+expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
+expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
+expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
+expect_error "query without filter" "missing FILTER" "$B" query
+check "no stray output files" test ! -e x.blf
+
+# ---- atomic writes -------------------------------------------------------------------------------------
+cp f.blf keep.blf
+expect_error "failed build keeps the old file" "nosuch" "$B" build -o keep.blf pos.txt nosuch.txt
+check "old filter untouched" cmp -s keep.blf f.blf
+# Kill a build mid-stream: the target keeps its old bytes, and no temporary file is left behind.
+mkfifo fifo
+"$B" build -o keep.blf < fifo &
+pid=$!
+{ cat big.txt; sleep 3; } > fifo &
+feeder=$!
+sleep 1
+kill -9 "$pid" 2> /dev/null
+wait "$pid" 2> /dev/null
+kill "$feeder" 2> /dev/null
+wait "$feeder" 2> /dev/null
+check "killed build: old filter untouched" cmp -s keep.blf f.blf
+check "killed build: no temporary left" test -z "$(ls | grep '^keep.blf.')"
+expect_status "query after killed build" 0 "$B" query -c keep.blf pos.txt
+
+# ---- progress: only on a terminal, never with -q --------------------------------------------------------
+"$B" build -o p.blf big.txt 2> perr
+check "no progress when stderr is not a terminal" test ! -s perr
+if script -qec true /dev/null > /dev/null 2>&1; then
+    script -qec "{ printf 'a\n'; sleep 1.5; printf 'b\n'; } | '$B' build -o p.blf" /dev/null > tty.txt 2>&1
+    check "progress line on a terminal" grep -q "lines/s" tty.txt
+    script -qec "{ printf 'a\n'; sleep 1.5; printf 'b\n'; } | '$B' build -q -o p.blf" /dev/null > tty.txt 2>&1
+    check "-q silences progress" test -z "$(grep 'lines/s' tty.txt)"
+fi
+
+echo "cli: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+/* Counting layout: counters against an independent model under random add/remove sequences,
+ * identical counters on every kernel, no false negatives, measured rate, merges, freeze. */
+#include <math.h>
+#include <pthread.h>
+
+#include "../src/internal.h"
+#include "test_util.h"
+
+#define MAX_KERNELS 8
+#define SLOTS 128u
+
+/* ---- The model: one plain byte per (line, slot), written from the spec, not from counting.h. */
+
+typedef struct model {
+    uint64_t nlines;
+    unsigned k;
+    uint8_t *c; /* nlines * SLOTS counts */
+} model;
+
+static model model_new(uint64_t nlines, unsigned k)
+{
+    model m = {nlines, k, calloc(nlines * SLOTS, 1)};
+    assert_non_null(m.c);
+    return m;
+}
+
+static uint8_t *model_line(const model *m, uint64_t h)
+{
+    __extension__ typedef unsigned __int128 u128;
+    const uint64_t line = (uint64_t)(((u128)h * m->nlines) >> 64);
+    return m->c + line * SLOTS;
+}
+
+static unsigned model_slot(uint64_t h, unsigned i) { return ((uint32_t)h * bl_blocked_mul[i]) >> 25; }
+
+static void model_add(model *m, uint64_t h)
+{
+    uint8_t *l = model_line(m, h);
+    for (unsigned i = 0; i < m->k; i++)
+        if (l[model_slot(h, i)] < 15)
+            l[model_slot(h, i)]++;
+}
+
+static bool model_contains(const model *m, uint64_t h)
+{
+    const uint8_t *l = model_line(m, h);
+    for (unsigned i = 0; i < m->k; i++)
+        if (l[model_slot(h, i)] == 0)
+            return false;
+    return true;
+}
+
+/* Each probe takes one off its counter; a zero met on the way refuses the whole remove. */
+static bool model_remove(model *m, uint64_t h)
+{
+    uint8_t tmp[SLOTS];
+    uint8_t *l = model_line(m, h);
+    memcpy(tmp, l, SLOTS);
+    for (unsigned i = 0; i < m->k; i++) {
+        uint8_t *v = &tmp[model_slot(h, i)];
+        if (*v == 0)
+            return false;
+        if (*v != 15)
+            (*v)--;
+    }
+    memcpy(l, tmp, SLOTS);
+    return true;
+}
+
+/* Counter c of a line: nibble (c & 1) of byte c >> 1. */
+static void assert_counters(const bl_filter *f, const model *m, const char *kernel)
+{
+    assert_int_equal(f->nblocks, m->nlines);
+    for (uint64_t line = 0; line < m->nlines; line++)
+        for (unsigned c = 0; c < SLOTS; c++) {
+            const uint8_t byte = f->data[line * 64 + c / 2];
+            const unsigned v = (c & 1) ? byte >> 4 : byte & 15;
+            if (v != m->c[line * SLOTS + c])
+                fail_msg("%s: line %llu counter %u is %u, model says %u", kernel,
+                         (unsigned long long)line, c, v, m->c[line * SLOTS + c]);
+        }
+}
+
+static bl_filter *make_counting(uint64_t nlines, unsigned k, uint64_t seed, const char *kernel,
+                                unsigned flags)
+{
+    bl_filter *f = NULL;
+    bl_status st = bl_create_geometry(&f, BL_LAYOUT_COUNTING, nlines * 512, k, seed, flags, kernel);
+    if (st != BL_OK)
+        fail_msg("create counting %llu lines k=%u on %s: %s", (unsigned long long)nlines, k,
+                 kernel ? kernel : "auto", bl_strerror(st));
+    return f;
+}
+
+/* Random add/remove sequences, single and batched, on every kernel: the counters match the
+ * model after every step, statuses and answers match the model, and all kernels agree byte for
+ * byte. Few lines and many keys force repeated probes, saturation and refused removes. */
+static void test_model_sequences(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting model sequences");
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    for (size_t ki = 0; ki < nk; ki++)
+        printf("# kernel %s\n", kernels[ki]);
+    static const unsigned ks[] = {1, 2, 3, 7, 8, 9, 16};
+    static const uint64_t lines[] = {1, 3, 64};
+    enum { STEPS = 60, POOL = 400, MAXB = 300 };
+    for (size_t li = 0; li < BL_ARRAY_LEN(lines); li++) {
+        for (size_t kk = 0; kk < BL_ARRAY_LEN(ks); kk++) {
+            const uint64_t run_seed = tu_next(&s);
+            bl_filter *ref = NULL; /* scalar, for byte comparison */
+            for (size_t ki = 0; ki < nk; ki++) {
+                uint64_t r = run_seed;
+                model m = model_new(lines[li], ks[kk]);
+                bl_filter *f = make_counting(lines[li], ks[kk], 0, kernels[ki], 0);
+                uint64_t pool[POOL];
+                for (size_t i = 0; i < POOL; i++)
+                    pool[i] = tu_next(&r);
+                uint64_t batch[MAXB];
+                uint8_t res[MAXB];
+                for (int step = 0; step < STEPS; step++) {
+                    const uint64_t op = tu_next(&r);
+                    const size_t nb = (size_t)(tu_next(&r) % MAXB) + 1;
+                    for (size_t i = 0; i < nb; i++)
+                        batch[i] = pool[tu_next(&r) % POOL];
+                    switch (op % 5) {
+                    case 0: /* batched add */
+                        assert_int_equal(bl_add_hash_batch(f, batch, nb), BL_OK);
+                        for (size_t i = 0; i < nb; i++)
+                            model_add(&m, batch[i]);
+                        break;
+                    case 1: /* single adds */
+                        for (size_t i = 0; i < nb; i++) {
+                            assert_int_equal(bl_add_hash(f, batch[i]), BL_OK);
+                            model_add(&m, batch[i]);
+                        }
+                        break;
+                    case 2: /* single removes, status checked against the model */
+                        for (size_t i = 0; i < nb; i++) {
+                            const bool ok = model_remove(&m, batch[i]);
+                            assert_int_equal(bl_remove_hash(f, batch[i]),
+                                             ok ? BL_OK : BL_E_NOT_PRESENT);
+                        }
+                        break;
+                    case 3: { /* batched removes through the u64 path */
+                        size_t want = 0, got = 99;
+                        uint64_t keys[MAXB];
+                        for (size_t i = 0; i < nb; i++) {
+                            keys[i] = batch[i];
+                            want += !model_remove(&m, bl_hash_u64(f, keys[i]));
+                        }
+                        bl_status st = bl_remove_u64_batch(f, keys, nb, &got);
+                        assert_int_equal(got, want);
+                        assert_int_equal(st, want ? BL_E_NOT_PRESENT : BL_OK);
+                        break;
+                    }
+                    default: { /* batched query */
+                        size_t want = 0;
+                        for (size_t i = 0; i < nb; i++)
+                            want += model_contains(&m, batch[i]);
+                        assert_int_equal(bl_contains_hash_batch(f, batch, nb, res), want);
+                        for (size_t i = 0; i < nb; i++) {
+                            assert_int_equal(res[i], model_contains(&m, batch[i]));
+                            assert_int_equal(bl_contains_hash(f, batch[i]), res[i]);
+                        }
+                        break;
+                    }
+                    }
+                    assert_counters(f, &m, kernels[ki]);
+                }
+                if (ref == NULL) {
+                    ref = f;
+                } else {
+                    assert_memory_equal(ref->data, f->data, f->nbytes);
+                    bl_free(f);
+                }
+                free(m.c);
+            }
+            bl_free(ref);
+        }
+    }
+}
+
+/* Removes with keys that were added, saturating lines: a saturated counter stays 15, so every
+ * key still held is found after other keys leave. */
+static void test_no_false_negatives(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting no false negatives");
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    enum { N = 3000 };
+    static uint8_t arena[N][40];
+    static const void *ptrs[N];
+    static size_t lens[N];
+    static uint64_t u64[N];
+    static uint8_t res[N];
+    for (size_t i = 0; i < N; i++) {
+        lens[i] = tu_key(&s, arena[i], sizeof arena[i]);
+        ptrs[i] = arena[i];
+        u64[i] = tu_next(&s);
+    }
+    static const uint64_t sizes[] = {N, N / 20}; /* designed size, and 20x overloaded */
+    for (size_t ki = 0; ki < nk; ki++) {
+        for (size_t si = 0; si < BL_ARRAY_LEN(sizes); si++) {
+            bl_filter *f = tu_create(BL_LAYOUT_COUNTING, sizes[si], 0.01, kernels[ki]);
+            assert_string_equal(bl_filter_kernel(f), kernels[ki]);
+            const size_t half = N / 2;
+            for (size_t i = 0; i < half; i++) {
+                assert_int_equal(bl_add(f, ptrs[i], lens[i]), BL_OK);
+                assert_int_equal(bl_add_u64(f, u64[i]), BL_OK);
+            }
+            assert_int_equal(bl_add_batch(f, ptrs + half, lens + half, N - half), BL_OK);
+            assert_int_equal(bl_add_u64_batch(f, u64 + half, N - half), BL_OK);
+            assert_int_equal(bl_contains_batch(f, ptrs, lens, N, res), N);
+            assert_int_equal(bl_contains_u64_batch(f, u64, N, NULL), N);
+            for (size_t i = 0; i < N; i += 7) {
+                assert_true(bl_contains(f, ptrs[i], lens[i]));
+                assert_true(bl_contains_u64(f, u64[i]));
+                assert_true(bl_contains_hash(f, bl_hash(f, ptrs[i], lens[i])));
+            }
+            bl_info info;
+            assert_int_equal(bl_get_info(f, &info), BL_OK);
+            assert_int_equal(info.keys_added, 2 * N);
+            /* Take the u64 keys out again (all were added, so none is refused), half one by
+             * one, half batched: the byte keys must all remain. */
+            for (size_t i = 0; i < half; i++)
+                assert_int_equal(bl_remove_u64(f, u64[i]), BL_OK);
+            size_t absent = 99;
+            assert_int_equal(bl_remove_u64_batch(f, u64 + half, N - half, &absent), BL_OK);
+            assert_int_equal(absent, 0);
+            assert_int_equal(bl_contains_batch(f, ptrs, lens, N, res), N);
+            assert_int_equal(bl_get_info(f, &info), BL_OK);
+            assert_int_equal(info.keys_added, N);
+            /* And the byte keys too. The empty key comes up about N/16 times, so its counters
+             * saturated: they stay at 15 and it stays found (no false negative ever), while
+             * everything else returns to zero at the designed size. */
+            size_t empties = 0;
+            for (size_t i = 0; i < N; i++)
+                empties += lens[i] == 0;
+            assert_int_equal(bl_remove_batch(f, ptrs, lens, N, &absent), BL_OK);
+            assert_int_equal(absent, 0);
+            assert_int_equal(bl_get_info(f, &info), BL_OK);
+            assert_int_equal(info.keys_added, 0);
+            if (empties >= 15)
+                assert_true(bl_contains(f, "", 0));
+            if (si == 0 && info.fill_ratio * (double)(info.blocks * 128) > 16 + 1e-9)
+                fail_msg("%s: fill %g after removing every key", kernels[ki], info.fill_ratio);
+            assert_int_equal(bl_clear(f), BL_OK);
+            assert_int_equal(bl_add_u64_batch(f, u64, N), BL_OK);
+            assert_int_equal(bl_remove_u64_batch(f, u64, N, &absent), BL_OK);
+            if (si == 0) { /* distinct keys, no saturation: exactly empty again */
+                assert_int_equal(bl_get_info(f, &info), BL_OK);
+                assert_true(info.fill_ratio == 0);
+                assert_int_equal(bl_contains_u64_batch(f, u64, N, NULL), 0);
+            }
+            bl_free(f);
+        }
+    }
+}
+
+/* Refused removes change nothing, single or batched, and report the count. */
+static void test_not_present(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting not present");
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    for (size_t ki = 0; ki < nk; ki++) {
+        bl_filter *f = tu_create(BL_LAYOUT_COUNTING, 1000, 0.01, kernels[ki]);
+        assert_int_equal(bl_remove(f, "a", 1), BL_E_NOT_PRESENT);
+        assert_int_equal(bl_remove(f, NULL, 0), BL_E_NOT_PRESENT);
+        assert_int_equal(bl_add(f, "a", 1), BL_OK);
+        assert_int_equal(bl_add(f, NULL, 0), BL_OK); /* the empty key */
+        uint8_t *snap = malloc(f->nbytes);
+        for (int round = 0; round < 2; round++) {
+            uint64_t keys[200];
+            for (size_t i = 0; i < 200; i++)
+                keys[i] = tu_next(&s);
+            memcpy(snap, f->data, f->nbytes);
+            size_t absent = 0;
+            size_t refused_single = 0;
+            for (size_t i = 0; i < 200; i++) {
+                bl_status st = round ? bl_remove_u64(f, keys[i]) : BL_OK;
+                refused_single += st == BL_E_NOT_PRESENT;
+                assert_true(st == BL_OK || st == BL_E_NOT_PRESENT);
+            }
+            if (round == 0) {
+                assert_int_equal(bl_remove_u64_batch(f, keys, 200, &absent), BL_E_NOT_PRESENT);
+                assert_int_equal(absent, 200);
+            } else {
+                assert_int_equal(refused_single, 200);
+            }
+            assert_memory_equal(snap, f->data, f->nbytes);
+        }
+        assert_true(bl_contains(f, "a", 1));
+        assert_int_equal(bl_remove(f, "a", 1), BL_OK);
+        assert_int_equal(bl_remove(f, "a", 1), BL_E_NOT_PRESENT);
+        assert_false(bl_contains(f, "a", 1));
+        assert_true(bl_contains(f, "", 0));
+        assert_int_equal(bl_remove(f, "", 0), BL_OK);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        assert_int_equal(info.keys_added, 0);
+        assert_true(info.fill_ratio == 0);
+        free(snap);
+        bl_free(f);
+    }
+}
+
+/* Filters sized for (n, p): the measured rate over fresh keys is at most p + 3 standard errors. */
+static void test_fpp(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting fpp");
+    static const struct { uint64_t n; double p; } cases[] = {{200000, 0.01}, {100000, 0.001}, {1000000, 0.1}};
+    enum { Q = 400000 };
+    uint64_t *keys = malloc(Q * sizeof *keys);
+    for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
+        bl_filter *f = tu_create(BL_LAYOUT_COUNTING, cases[c].n, cases[c].p, NULL);
+        /* Added keys are odd, queried keys even: the two sets are disjoint. */
+        for (uint64_t done = 0; done < cases[c].n;) {
+            const size_t m = cases[c].n - done < Q ? (size_t)(cases[c].n - done) : Q;
+            for (size_t i = 0; i < m; i++)
+                keys[i] = tu_next(&s) | 1;
+            assert_int_equal(bl_add_u64_batch(f, keys, m), BL_OK);
+            done += m;
+        }
+        for (size_t i = 0; i < Q; i++)
+            keys[i] = tu_next(&s) & ~UINT64_C(1);
+        const size_t fp = bl_contains_u64_batch(f, keys, Q, NULL);
+        const double rate = (double)fp / Q, p = cases[c].p;
+        const double se = sqrt(p * (1 - p) / Q);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        printf("# counting n=%llu p=%g: k=%u, %.2f bits/key, measured %.5f (limit %.5f), "
+               "info current_fpp %.5f, estimated keys %.0f\n",
+               (unsigned long long)cases[c].n, p, info.k, (double)info.bits / cases[c].n, rate,
+               p + 3 * se, info.current_fpp, info.estimated_keys);
+        assert_true(rate <= p + 3 * se);
+        /* The model is exact: the rate is not far below target either (sizing is not loose). */
+        assert_true(rate >= p / 3);
+        assert_true(fabs(info.estimated_keys - (double)cases[c].n) < 0.05 * (double)cases[c].n);
+        bl_free(f);
+    }
+    free(keys);
+}
+
+/* Union = saturating counter sum, intersection = counter-wise minimum, against the model. */
+static void test_union_intersection(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting union/intersection");
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    for (size_t ki = 0; ki < nk; ki++) {
+        for (int inter = 0; inter < 2; inter++) {
+            const uint64_t nlines = 5;
+            const unsigned k = 6;
+            bl_filter *a = make_counting(nlines, k, 7, kernels[ki], 0);
+            bl_filter *b = make_counting(nlines, k, 7, kernels[ki], 0);
+            model ma = model_new(nlines, k), mb = model_new(nlines, k);
+            for (int i = 0; i < 150; i++) { /* ~1400 steps on 640 counters: some reach 15 */
+                uint64_t h = tu_next(&s);
+                assert_int_equal(bl_add_hash(a, h), BL_OK);
+                model_add(&ma, h);
+                h = tu_next(&s);
+                assert_int_equal(bl_add_hash(b, h), BL_OK);
+                model_add(&mb, h);
+                if (i % 3 == 0) { /* some keys in both */
+                    assert_int_equal(bl_add_hash(a, h), BL_OK);
+                    model_add(&ma, h);
+                }
+            }
+            for (size_t j = 0; j < nlines * SLOTS; j++) {
+                const unsigned x = ma.c[j], y = mb.c[j];
+                ma.c[j] = (uint8_t)(inter ? (x < y ? x : y) : (x + y > 15 ? 15 : x + y));
+            }
+            assert_int_equal(inter ? bl_intersect(a, b) : bl_union(a, b), BL_OK);
+            assert_counters(a, &ma, kernels[ki]);
+            assert_int_equal(a->keys_added, inter ? 150 : 200 + 150);
+            bl_free(a);
+            bl_free(b);
+            free(ma.c);
+            free(mb.c);
+        }
+    }
+    /* Identities must match. */
+    bl_filter *a = make_counting(4, 3, 1, "scalar", 0), *b = make_counting(4, 3, 2, "scalar", 0);
+    bl_filter *c = make_counting(4, 4, 1, "scalar", 0), *d = make_counting(5, 3, 1, "scalar", 0);
+    bl_filter *e = NULL;
+    assert_int_equal(bl_create_geometry(&e, BL_LAYOUT_BLOCKED, 4 * 512, 3, 1, 0, "scalar"), BL_OK);
+    assert_int_equal(bl_union(a, b), BL_E_MISMATCH);
+    assert_int_equal(bl_union(a, c), BL_E_MISMATCH);
+    assert_int_equal(bl_intersect(a, d), BL_E_MISMATCH);
+    assert_int_equal(bl_union(a, e), BL_E_MISMATCH);
+    assert_false(bl_same_identity(a, e));
+    bl_free(a);
+    bl_free(b);
+    bl_free(c);
+    bl_free(d);
+    bl_free(e);
+}
+
+/* The frozen filter is a plain blocked filter answering exactly like the counting one. */
+static void test_freeze(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting freeze");
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    enum { N = 20000, Q = 100000 };
+    uint64_t *keys = malloc(Q * sizeof *keys);
+    uint8_t *r1 = malloc(Q), *r2 = malloc(Q);
+    for (size_t ki = 0; ki < nk; ki++) {
+        bl_params p;
+        bl_params_init(&p);
+        p.layout = BL_LAYOUT_COUNTING;
+        p.expected_keys = N;
+        p.fpp = 0.02;
+        p.seed = tu_next(&s);
+        p.kernel = kernels[ki];
+        bl_filter *f = NULL, *z = NULL;
+        assert_int_equal(bl_create(&f, &p), BL_OK);
+        for (size_t i = 0; i < N; i++)
+            keys[i] = tu_next(&s);
+        assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
+        size_t absent = 0;
+        assert_int_equal(bl_remove_u64_batch(f, keys, N / 3, &absent), BL_OK);
+        assert_int_equal(bl_freeze(&z, f), BL_OK);
+        bl_info fi, zi;
+        assert_int_equal(bl_get_info(f, &fi), BL_OK);
+        assert_int_equal(bl_get_info(z, &zi), BL_OK);
+        assert_int_equal(zi.layout, BL_LAYOUT_BLOCKED);
+        assert_int_equal(zi.k, fi.k);
+        assert_int_equal(zi.seed, fi.seed);
+        assert_int_equal(zi.blocks, fi.blocks);
+        assert_int_equal(zi.keys_added, fi.keys_added);
+        assert_true(zi.design_fpp == fi.design_fpp);
+        assert_string_equal(zi.kernel, kernels[ki]);
+        for (size_t i = N; i < Q; i++)
+            keys[i] = tu_next(&s);
+        const size_t h1 = bl_contains_u64_batch(f, keys, Q, r1);
+        const size_t h2 = bl_contains_u64_batch(z, keys, Q, r2);
+        assert_int_equal(h1, h2);
+        assert_memory_equal(r1, r2, Q);
+        assert_true(h1 >= N - N / 3);
+        for (size_t i = 0; i < Q; i += 97)
+            assert_int_equal(bl_contains_u64(z, keys[i]), r1[i]);
+        /* The frozen filter is not a counting filter. */
+        assert_int_equal(bl_remove_u64(z, keys[0]), BL_E_UNSUPPORTED);
+        bl_filter *zz = NULL;
+        assert_int_equal(bl_freeze(&zz, z), BL_E_UNSUPPORTED);
+        assert_null(zz);
+        bl_free(f);
+        bl_free(z);
+    }
+    free(keys);
+    free(r1);
+    free(r2);
+}
+
+typedef struct worker {
+    bl_filter *f;
+    const uint64_t *h;
+    size_t n;
+    bool remove;
+} worker;
+
+static void *run_worker(void *arg)
+{
+    worker *w = arg;
+    for (size_t i = 0; i < w->n; i += 100) {
+        const size_t m = w->n - i < 100 ? w->n - i : 100;
+        if (w->remove) {
+            for (size_t j = 0; j < m; j++)
+                if (bl_remove_hash(w->f, w->h[i + j]) != BL_OK)
+                    return (void *)1;
+        } else if (bl_add_hash_batch(w->f, w->h + i, m) != BL_OK) {
+            return (void *)1;
+        }
+    }
+    return NULL;
+}
+
+/* BL_FLAG_CONCURRENT: two threads add (then remove) disjoint keys on a small, saturating filter;
+ * the counters equal those of sequential adds (saturating increments commute). */
+static void test_concurrent(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting concurrent");
+    enum { N = 40000 };
+    uint64_t *h = malloc(N * sizeof *h);
+    for (size_t i = 0; i < N; i++)
+        h[i] = tu_next(&s);
+    bl_filter *c = make_counting(200, 5, 0, NULL, BL_FLAG_CONCURRENT);
+    bl_filter *q = make_counting(200, 5, 0, "scalar", 0);
+    for (int phase = 0; phase < 2; phase++) {
+        worker w[2] = {{c, h, N / 2, phase == 1}, {c, h + N / 2, N - N / 2, phase == 1}};
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&t[i], NULL, run_worker, &w[i]), 0);
+        for (int i = 0; i < 2; i++) {
+            void *ret;
+            assert_int_equal(pthread_join(t[i], &ret), 0);
+            assert_null(ret);
+        }
+        for (size_t i = 0; i < N; i++)
+            assert_int_equal(phase ? bl_remove_hash(q, h[i]) : bl_add_hash(q, h[i]), BL_OK);
+        assert_memory_equal(c->data, q->data, q->nbytes);
+        assert_int_equal(c->keys_added, q->keys_added);
+    }
+    assert_int_equal(c->keys_added, 0);
+    bl_free(c);
+    bl_free(q);
+    free(h);
+}
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    bl_filter *f = NULL, *z = NULL;
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_COUNTING, 512, 17, 0, 0, NULL), BL_E_BAD_K);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_COUNTING, 512, 0, 0, 0, NULL), BL_E_BAD_K);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_COUNTING, 0, 3, 0, 0, NULL), BL_E_INVALID);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_COUNTING, 513, 16, 0, 0, NULL), BL_OK);
+    assert_int_equal(f->nblocks, 2); /* rounded up to whole lines */
+    assert_int_equal(bl_remove(NULL, "a", 1), BL_E_INVALID);
+    assert_int_equal(bl_remove(f, NULL, 1), BL_E_INVALID);
+    assert_int_equal(bl_remove_u64(NULL, 1), BL_E_INVALID);
+    assert_int_equal(bl_remove_hash(NULL, 1), BL_E_INVALID);
+    size_t absent = 7;
+    assert_int_equal(bl_remove_batch(f, NULL, NULL, 3, &absent), BL_E_INVALID);
+    assert_int_equal(absent, 0);
+    const void *ptrs[2] = {"x", NULL};
+    const size_t lens[2] = {1, 4};
+    assert_int_equal(bl_remove_batch(f, ptrs, lens, 2, NULL), BL_E_INVALID);
+    assert_int_equal(bl_remove_u64_batch(f, NULL, 3, NULL), BL_E_INVALID);
+    assert_int_equal(bl_remove_u64_batch(f, NULL, 0, &absent), BL_OK);
+    assert_int_equal(bl_remove_batch(f, NULL, NULL, 0, NULL), BL_OK);
+    assert_int_equal(bl_freeze(NULL, f), BL_E_INVALID);
+    assert_int_equal(bl_freeze(&z, NULL), BL_E_INVALID);
+    bl_free(f);
+    static const bl_layout others[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
+    for (size_t i = 0; i < BL_ARRAY_LEN(others); i++) {
+        f = tu_create(others[i], 100, 0.01, NULL);
+        assert_int_equal(bl_add(f, "a", 1), BL_OK);
+        assert_int_equal(bl_remove(f, "a", 1), BL_E_UNSUPPORTED);
+        assert_int_equal(bl_remove_u64_batch(f, (const uint64_t[]){1}, 1, NULL), BL_E_UNSUPPORTED);
+        assert_int_equal(bl_freeze(&z, f), BL_E_UNSUPPORTED);
+        assert_true(bl_contains(f, "a", 1));
+        bl_free(f);
+    }
+    /* Sizing: counting needs more space than blocked for the same (n, p) (fewer slots per line),
+     * and its own model agrees with what it sized. */
+    uint64_t bits_c, bits_b;
+    unsigned kc, kb;
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_COUNTING, 100000, 0.01, &bits_c, &kc), BL_OK);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 100000, 0.01, &bits_b, &kb), BL_OK);
+    assert_true(bits_c > bits_b);
+    assert_true(bl_expected_fpp(BL_LAYOUT_COUNTING, bits_c, kc, 100000) <= 0.01);
+    assert_true(bl_expected_fpp(BL_LAYOUT_COUNTING, bits_c - 512, kc, 100000) > 0.01);
+}
+
+/* Clone and clear keep counting semantics. */
+static void test_clone_clear(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting clone/clear");
+    bl_filter *f = tu_create(BL_LAYOUT_COUNTING, 1000, 0.01, NULL), *c = NULL;
+    uint64_t keys[500];
+    for (size_t i = 0; i < 500; i++)
+        keys[i] = tu_next(&s);
+    assert_int_equal(bl_add_u64_batch(f, keys, 500), BL_OK);
+    assert_int_equal(bl_clone(&c, f), BL_OK);
+    assert_true(bl_same_identity(f, c));
+    assert_memory_equal(f->data, c->data, f->nbytes);
+    assert_int_equal(bl_remove_u64_batch(c, keys, 500, NULL), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(c, keys, 500, NULL), 0);
+    assert_int_equal(bl_contains_u64_batch(f, keys, 500, NULL), 500);
+    assert_int_equal(bl_clear(f), BL_OK);
+    assert_int_equal(bl_remove_u64(f, keys[0]), BL_E_NOT_PRESENT);
+    bl_info info;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_string_equal(info.layout_name, "counting");
+    assert_int_equal(info.keys_added, 0);
+    bl_free(f);
+    bl_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_sequences), cmocka_unit_test(test_no_false_negatives),
+        cmocka_unit_test(test_not_present),     cmocka_unit_test(test_fpp),
+        cmocka_unit_test(test_union_intersection), cmocka_unit_test(test_freeze),
+        cmocka_unit_test(test_concurrent),      cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_clone_clear),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

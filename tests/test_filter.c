@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/* The filter: no false negatives anywhere, batch == single, golden Parquet bits, set laws,
+ * concurrency, huge filters, invalid parameters, estimates. */
+#include <pthread.h>
+#include <math.h>
+
+#include "../src/internal.h"
+#include "test_util.h"
+
+static const bl_layout plain_layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
+
+/* Byte keys of assorted lengths (0 and 1 included) in one arena. */
+typedef struct keyset {
+    size_t n;
+    uint8_t *arena;
+    const void **ptrs;
+    size_t *lens;
+    uint64_t *u64;
+} keyset;
+
+static keyset make_keys(size_t n, uint64_t *s)
+{
+    keyset k = {n, malloc(n * 64 + 1), malloc(n * sizeof(void *)), malloc(n * sizeof(size_t)),
+                malloc(n * sizeof(uint64_t))};
+    assert_true(k.arena && k.ptrs && k.lens && k.u64);
+    for (size_t i = 0; i < n; i++) {
+        /* Offset by one byte: unaligned key pointers. */
+        uint8_t *p = k.arena + 1 + i * 64;
+        k.lens[i] = tu_key(s, p, 63);
+        k.ptrs[i] = p;
+        k.u64[i] = tu_next(s);
+    }
+    return k;
+}
+
+static void free_keys(keyset *k)
+{
+    free(k->arena);
+    free(k->ptrs);
+    free(k->lens);
+    free(k->u64);
+}
+
+/* Every layout x kernel x key kind, single and batched adds: every added key is found by every
+ * query path, and batched answers equal single answers on a mixed set. */
+static void test_no_false_negatives(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("no false negatives");
+    const char *kernels[8];
+    const size_t nk = tu_kernels(kernels, 8);
+    const size_t sizes[] = {0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 257, 321, 5000};
+    for (size_t l = 0; l < BL_ARRAY_LEN(plain_layouts); l++) {
+        for (size_t ki = 0; ki < nk; ki++) {
+            for (size_t si = 0; si < BL_ARRAY_LEN(sizes); si++) {
+                const size_t n = sizes[si];
+                keyset ks = make_keys(n ? n : 1, &s);
+                bl_filter *f = tu_create(plain_layouts[l], 3 * n + 1, 0.01, kernels[ki]);
+                /* Half the keys single, half batched, for each kind. */
+                const size_t half = n / 2;
+                for (size_t i = 0; i < half; i++) {
+                    assert_int_equal(bl_add(f, ks.ptrs[i], ks.lens[i]), BL_OK);
+                    assert_int_equal(bl_add_u64(f, ks.u64[i]), BL_OK);
+                    assert_int_equal(bl_add_hash(f, ks.u64[i] ^ 0x5555), BL_OK);
+                }
+                assert_int_equal(bl_add_batch(f, (const void *const *)ks.ptrs + half, ks.lens + half, n - half), BL_OK);
+                assert_int_equal(bl_add_u64_batch(f, ks.u64 + half, n - half), BL_OK);
+                uint64_t *hs = malloc((n + 1) * sizeof *hs);
+                for (size_t i = 0; i < n; i++)
+                    hs[i] = ks.u64[i] ^ 0x5555;
+                assert_int_equal(bl_add_hash_batch(f, hs + half, n - half), BL_OK);
+
+                uint8_t *res = malloc(n + 1);
+                assert_int_equal(bl_contains_batch(f, (const void *const *)ks.ptrs, ks.lens, n, res), n);
+                for (size_t i = 0; i < n; i++) {
+                    assert_int_equal(res[i], 1);
+                    assert_true(bl_contains(f, ks.ptrs[i], ks.lens[i]));
+                    assert_true(bl_contains_u64(f, ks.u64[i]));
+                    assert_true(bl_contains_hash(f, hs[i]));
+                }
+                assert_int_equal(bl_contains_u64_batch(f, ks.u64, n, res), n);
+                assert_int_equal(bl_contains_hash_batch(f, hs, n, NULL), n);
+
+                /* Fresh keys: batched answers must equal single answers, hit counts agree. */
+                keyset neg = make_keys(n ? n : 1, &s);
+                size_t hits = bl_contains_batch(f, (const void *const *)neg.ptrs, neg.lens, n, res);
+                size_t count = 0;
+                for (size_t i = 0; i < n; i++) {
+                    assert_int_equal(res[i], bl_contains(f, neg.ptrs[i], neg.lens[i]));
+                    count += res[i];
+                }
+                assert_int_equal(hits, count);
+                hits = bl_contains_u64_batch(f, neg.u64, n, res);
+                count = 0;
+                for (size_t i = 0; i < n; i++) {
+                    assert_int_equal(res[i], bl_contains_u64(f, neg.u64[i]));
+                    count += res[i];
+                }
+                assert_int_equal(hits, count);
+                /* Sized for the 3n keys added at p = 1%: hits on fresh keys stay rare. */
+                assert_true(n < 1000 || count < n / 10);
+                free(res);
+                free(hs);
+                free_keys(&neg);
+                free_keys(&ks);
+                bl_free(f);
+            }
+        }
+    }
+}
+
+/* u64 keys are their 8 little-endian bytes. */
+static void test_u64_is_bytes(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("u64 is bytes");
+    for (size_t l = 0; l < BL_ARRAY_LEN(plain_layouts); l++) {
+        bl_filter *a = tu_create(plain_layouts[l], 1000, 0.01, NULL);
+        bl_filter *b = tu_create(plain_layouts[l], 1000, 0.01, NULL);
+        for (int i = 0; i < 1000; i++) {
+            uint64_t v = tu_next(&s);
+            bl_add_u64(a, v);
+            bl_add(b, &v, 8);
+        }
+        assert_memory_equal(a->data, b->data, a->nbytes);
+        bl_free(a);
+        bl_free(b);
+    }
+}
+
+/* parquet-java's filter of "hello", "parquet", "bloom", "filter": 16-byte header + 1024 bytes. */
+static void test_parquet_golden_bitset(void **state)
+{
+    (void)state;
+    FILE *fp = fopen("../../shared/interop/parquet-java-bloom_filter.xxhash.bin", "rb");
+    if (fp == NULL)
+        fp = fopen("../shared/interop/parquet-java-bloom_filter.xxhash.bin", "rb");
+    assert_non_null(fp);
+    uint8_t file[2048];
+    size_t len = fread(file, 1, sizeof file, fp);
+    fclose(fp);
+    assert_int_equal(len, 16 + 1024);
+    bl_filter *f = NULL;
+    const char *kernels[8];
+    const size_t nk = tu_kernels(kernels, 8);
+    for (size_t ki = 0; ki < nk; ki++) {
+        assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_SBBF, 1024 * 8, 8, 0, 0, kernels[ki]), BL_OK);
+        const char *words[] = {"hello", "parquet", "bloom", "filter"};
+        const void *ptrs[4];
+        size_t lens[4];
+        for (int i = 0; i < 4; i++) {
+            ptrs[i] = words[i];
+            lens[i] = strlen(words[i]);
+        }
+        assert_int_equal(bl_add_batch(f, ptrs, lens, 4), BL_OK);
+        assert_int_equal(f->nbytes, 1024);
+        assert_memory_equal(f->data, file + 16, 1024);
+        for (int i = 0; i < 4; i++)
+            assert_true(bl_contains(f, words[i], strlen(words[i])));
+        bl_free(f);
+    }
+}
+
+static void test_set_operations(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("set operations");
+    for (size_t l = 0; l < BL_ARRAY_LEN(plain_layouts); l++) {
+        bl_filter *a = tu_create(plain_layouts[l], 2000, 0.01, NULL);
+        bl_filter *b = tu_create(plain_layouts[l], 2000, 0.01, NULL);
+        uint64_t ka[1000], kb[1000];
+        for (int i = 0; i < 1000; i++) {
+            ka[i] = tu_next(&s);
+            kb[i] = tu_next(&s);
+        }
+        bl_add_u64_batch(a, ka, 1000);
+        bl_add_u64_batch(b, kb, 1000);
+        bl_filter *u = NULL, *u2 = NULL, *x = NULL;
+        assert_int_equal(bl_clone(&u, a), BL_OK);
+        assert_int_equal(bl_clone(&u2, b), BL_OK);
+        assert_int_equal(bl_clone(&x, a), BL_OK);
+        assert_int_equal(bl_union(u, b), BL_OK);
+        assert_int_equal(bl_union(u2, a), BL_OK);
+        assert_memory_equal(u->data, u2->data, u->nbytes); /* commutative */
+        for (int i = 0; i < 1000; i++) {
+            assert_true(bl_contains_u64(u, ka[i]));
+            assert_true(bl_contains_u64(u, kb[i]));
+        }
+        /* Union equals the filter built from both key sets. */
+        bl_filter *both = tu_create(plain_layouts[l], 2000, 0.01, NULL);
+        bl_add_u64_batch(both, ka, 1000);
+        bl_add_u64_batch(both, kb, 1000);
+        assert_memory_equal(u->data, both->data, u->nbytes);
+        /* Intersection: a subset of both, and a & a == a. */
+        assert_int_equal(bl_intersect(x, b), BL_OK);
+        const uint64_t *xw = (const uint64_t *)(const void *)x->data;
+        const uint64_t *aw = (const uint64_t *)(const void *)a->data;
+        const uint64_t *bw = (const uint64_t *)(const void *)b->data;
+        for (size_t i = 0; i < x->nbytes / 8; i++)
+            assert_int_equal(xw[i], aw[i] & bw[i]);
+        bl_filter *self = NULL;
+        bl_clone(&self, a);
+        assert_int_equal(bl_intersect(self, a), BL_OK);
+        assert_memory_equal(self->data, a->data, a->nbytes);
+        /* Different identity: refused, dst untouched. */
+        bl_params p;
+        bl_params_init(&p);
+        p.layout = plain_layouts[l];
+        p.expected_keys = 2000;
+        p.seed = 7;
+        bl_filter *other = NULL;
+        assert_int_equal(bl_create(&other, &p), BL_OK);
+        assert_false(bl_same_identity(a, other));
+        assert_int_equal(bl_union(other, a), BL_E_MISMATCH);
+        assert_int_equal(bl_intersect(other, a), BL_E_MISMATCH);
+        bl_filter *bigger = tu_create(plain_layouts[l], 200000, 0.01, NULL);
+        assert_int_equal(bl_union(bigger, a), BL_E_MISMATCH);
+        bl_free(bigger);
+        bl_free(other);
+        bl_free(self);
+        bl_free(both);
+        bl_free(u);
+        bl_free(u2);
+        bl_free(x);
+        bl_free(a);
+        bl_free(b);
+    }
+}
+
+/* Many threads adding to one BL_FLAG_CONCURRENT filter lose no bit: the result equals a
+ * sequential build byte for byte. */
+typedef struct adder {
+    bl_filter *f;
+    const uint64_t *keys;
+    size_t n;
+} adder;
+
+static void *add_thread(void *arg)
+{
+    adder *a = arg;
+    for (size_t i = 0; i < a->n; i += 100) {
+        size_t m = a->n - i < 100 ? a->n - i : 100;
+        if (i % 300 == 0) {
+            for (size_t j = 0; j < m; j++)
+                bl_add_u64(a->f, a->keys[i + j]);
+        } else {
+            bl_add_u64_batch(a->f, a->keys + i, m);
+        }
+    }
+    return NULL;
+}
+
+static void test_concurrent_insert(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("concurrent insert");
+    enum { THREADS = 4, PER = 50000 };
+    uint64_t *keys = malloc(sizeof(uint64_t) * THREADS * PER);
+    for (size_t i = 0; i < (size_t)THREADS * PER; i++)
+        keys[i] = tu_next(&s);
+    for (size_t l = 0; l < BL_ARRAY_LEN(plain_layouts); l++) {
+        bl_params p;
+        bl_params_init(&p);
+        p.layout = plain_layouts[l];
+        p.expected_keys = THREADS * PER;
+        /* A small filter: threads collide on the same words often. */
+        p.bits_per_key = 2;
+        p.flags = BL_FLAG_CONCURRENT;
+        bl_filter *f = NULL, *seq = NULL;
+        assert_int_equal(bl_create(&f, &p), BL_OK);
+        p.flags = 0;
+        assert_int_equal(bl_create(&seq, &p), BL_OK);
+        pthread_t t[THREADS];
+        adder a[THREADS];
+        for (int i = 0; i < THREADS; i++) {
+            a[i] = (adder){f, keys + (size_t)i * PER, PER};
+            assert_int_equal(pthread_create(&t[i], NULL, add_thread, &a[i]), 0);
+        }
+        for (int i = 0; i < THREADS; i++)
+            pthread_join(t[i], NULL);
+        bl_add_u64_batch(seq, keys, (size_t)THREADS * PER);
+        assert_memory_equal(f->data, seq->data, f->nbytes);
+        bl_info info;
+        bl_get_info(f, &info);
+        assert_int_equal(info.keys_added, (uint64_t)THREADS * PER);
+        bl_free(f);
+        bl_free(seq);
+    }
+    free(keys);
+}
+
+/* A blocked filter over 2^32 bits: 64-bit line indexes and sizes all the way. */
+static void test_over_4g_bits(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("over 2^32 bits");
+    bl_filter *f = NULL;
+    const uint64_t bits = (UINT64_C(1) << 32) + 512 * 3;
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, bits, 7, 0, 0, NULL), BL_OK);
+    assert_int_equal(f->nbits, bits);
+    assert_true(f->nbytes > (size_t)UINT32_MAX / 8);
+    uint64_t keys[4096];
+    for (size_t i = 0; i < 4096; i++)
+        keys[i] = tu_next(&s);
+    /* Keys that land in the last lines (hash with high bits set): the far end is reachable. */
+    uint64_t top = UINT64_MAX - 5;
+    assert_int_equal(bl_add_hash(f, top), BL_OK);
+    assert_int_equal(bl_blocked_line(top, f->nblocks), f->nblocks - 1);
+    assert_true(bl_contains_hash(f, top));
+    assert_int_equal(bl_add_u64_batch(f, keys, 4096), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(f, keys, 4096, NULL), 4096);
+    bl_free(f);
+    /* sbbf's block index holds 2^32 blocks at most; classic has no such limit. */
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_SBBF, (UINT64_C(1) << 40) + 256, 8, 0, 0, NULL),
+                     BL_E_TOO_LARGE);
+}
+
+static void test_invalid_parameters(void **state)
+{
+    (void)state;
+    bl_params p;
+    bl_filter *f = (bl_filter *)1;
+    bl_params_init(&p);
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID); /* n = 0 */
+    assert_null(f);
+    p.expected_keys = 100;
+    p.fpp = 0;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.fpp = 1;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.fpp = -0.5;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.fpp = 0.01;
+    p.k = 17;
+    assert_int_equal(bl_create(&f, &p), BL_E_BAD_K);
+    p.k = 0;
+    p.layout = BL_LAYOUT_SBBF;
+    p.k = 4;
+    assert_int_equal(bl_create(&f, &p), BL_E_BAD_K);
+    p.k = 0;
+    p.layout = (bl_layout)99;
+    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    p.layout = BL_LAYOUT_BLOCKED;
+    p.kernel = "no-such-kernel";
+    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    p.kernel = NULL;
+    p.flags = 0x80;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.flags = 0;
+    p.struct_size = 8;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.struct_size = sizeof p;
+    p.expected_keys = UINT64_MAX / 2;
+    p.fpp = 1e-9;
+    assert_int_equal(bl_create(&f, &p), BL_E_TOO_LARGE);
+    assert_int_equal(bl_create(NULL, &p), BL_E_INVALID);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, 0, 7, 0, 0, NULL), BL_E_INVALID);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, 512, 0, 0, 0, NULL), BL_E_BAD_K);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_CLASSIC, 64, 256, 0, 0, NULL), BL_E_BAD_K);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, UINT64_MAX, 7, 0, 0, NULL), BL_E_TOO_LARGE);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, UINT64_MAX / 2, 7, 0, 0, NULL), BL_E_TOO_LARGE);
+    /* Invalid calls on valid filters. */
+    bl_filter *g = tu_create(BL_LAYOUT_BLOCKED, 100, 0.01, NULL);
+    assert_int_equal(bl_add(g, NULL, 3), BL_E_INVALID);
+    assert_int_equal(bl_add(NULL, "x", 1), BL_E_INVALID);
+    assert_int_equal(bl_add_u64_batch(g, NULL, 3), BL_E_INVALID);
+    assert_int_equal(bl_add_u64_batch(g, NULL, 0), BL_OK);
+    assert_false(bl_contains(NULL, "x", 1));
+    assert_int_equal(bl_union(g, NULL), BL_E_INVALID);
+    bl_free(g);
+    bl_free(NULL);
+    for (int st = 0; st <= BL_E_BUFFER_TOO_SMALL; st++)
+        assert_string_not_equal(bl_strerror((bl_status)st), "unknown status");
+    assert_string_equal(bl_strerror((bl_status)1000), "unknown status");
+}
+
+static void test_estimates(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("estimates");
+    for (size_t l = 0; l < BL_ARRAY_LEN(plain_layouts); l++) {
+        bl_filter *f = tu_create(plain_layouts[l], 100000, 0.01, NULL);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        assert_true(info.fill_ratio == 0 && info.estimated_keys == 0 && info.current_fpp == 0);
+        uint64_t *keys = malloc(50000 * sizeof *keys);
+        for (int i = 0; i < 50000; i++)
+            keys[i] = tu_next(&s);
+        bl_add_u64_batch(f, keys, 50000);
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        printf("# %s: 50000 keys, estimate %.0f, fill %.3f, fpp now %.3g, designed %.3g\n",
+               info.layout_name, info.estimated_keys, info.fill_ratio, info.current_fpp, info.design_fpp);
+        assert_true(fabs(info.estimated_keys - 50000) < 50000 * 0.03);
+        assert_true(info.current_fpp < 0.01 && info.current_fpp > 0);
+        assert_int_equal(info.keys_added, 50000);
+        assert_true(info.keys_known);
+        assert_int_equal(info.design_keys, 100000);
+        assert_true(fabs(info.design_fpp - 0.01) < 1e-12);
+        assert_non_null(info.kernel);
+        /* Adding the same keys again changes no bit and no estimate. */
+        bl_add_u64_batch(f, keys, 50000);
+        bl_info again;
+        bl_get_info(f, &again);
+        assert_true(again.estimated_keys == info.estimated_keys);
+        assert_int_equal(bl_clear(f), BL_OK);
+        bl_get_info(f, &again);
+        assert_true(again.fill_ratio == 0 && again.keys_added == 0);
+        free(keys);
+        bl_free(f);
+    }
+}
+
+static void test_kernel_selection(void **state)
+{
+    (void)state;
+    const char *name = bl_kernel_name();
+    assert_non_null(name);
+    assert_true(bl_kernel_supported(name));
+    assert_true(bl_kernel_supported("scalar"));
+    assert_false(bl_kernel_supported("bogus"));
+    assert_false(bl_kernel_supported(NULL));
+    bl_filter *f = tu_create(BL_LAYOUT_BLOCKED, 10, 0.01, "scalar");
+    assert_string_equal(bl_filter_kernel(f), "scalar");
+    bl_free(f);
+    /* BLOOMLINE_KERNEL names the kernel new filters get. */
+    const char *old = getenv("BLOOMLINE_KERNEL");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("BLOOMLINE_KERNEL", "scalar", 1);
+    assert_string_equal(bl_kernel_name(), "scalar");
+    setenv("BLOOMLINE_KERNEL", "definitely-not-a-kernel", 1);
+    assert_null(bl_kernel_name());
+    bl_params p;
+    bl_params_init(&p);
+    p.expected_keys = 10;
+    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    if (saved) {
+        setenv("BLOOMLINE_KERNEL", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("BLOOMLINE_KERNEL");
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_false_negatives),
+        cmocka_unit_test(test_u64_is_bytes),
+        cmocka_unit_test(test_parquet_golden_bitset),
+        cmocka_unit_test(test_set_operations),
+        cmocka_unit_test(test_concurrent_insert),
+        cmocka_unit_test(test_over_4g_bits),
+        cmocka_unit_test(test_invalid_parameters),
+        cmocka_unit_test(test_estimates),
+        cmocka_unit_test(test_kernel_selection),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: MIT */
+/* Every kernel against scalar: identical bits, identical answers, identical u64 hashes. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "test_util.h"
+
+#include <math.h>
+
+#include "../src/internal.h"
+
+#define MAX_KERNELS 8
+#define NKEYS 3000u /* keys added per filter; as many fresh keys are queried besides */
+#define KEY_MAX_LEN 63u
+
+/* Batch sizes cycled through by the batched paths: around vector widths, the pipeline chunk
+ * (256) and the prefetch window, and beyond. */
+static const size_t batch_sizes[] = {0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 257, 1000, 1500};
+
+typedef enum kind { KIND_BYTES, KIND_U64, KIND_HASH } kind;
+static const char *const kind_names[] = {"bytes", "u64", "hash"};
+
+/* 2 x NKEYS keys of each kind: the first NKEYS are added, all are queried. */
+typedef struct keyset {
+    uint64_t u64[2 * NKEYS];
+    uint64_t hash[2 * NKEYS];
+    const void *ptr[2 * NKEYS];
+    size_t len[2 * NKEYS];
+    uint8_t arena[2 * NKEYS * (KEY_MAX_LEN + 2)];
+} keyset;
+
+static keyset ks;
+static uint64_t seed_state;
+
+static void make_keys(uint64_t *st)
+{
+    size_t off = 1; /* every byte key starts at an odd address */
+    for (size_t i = 0; i < 2 * NKEYS; i++) {
+        ks.u64[i] = tu_next(st);
+        ks.hash[i] = tu_next(st);
+        ks.len[i] = tu_key(st, ks.arena + off, KEY_MAX_LEN);
+        ks.ptr[i] = ks.arena + off;
+        off += ks.len[i] + ((ks.len[i] & 1) == 0); /* the next start stays odd */
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    seed_state = tu_seed("test_kernels");
+    uint64_t st = seed_state;
+    make_keys(&st);
+    return 0;
+}
+
+static size_t kernels(const char **names) { return tu_kernels(names, MAX_KERNELS); }
+
+static bl_filter *make(bl_layout layout, uint64_t blocks, unsigned k, uint64_t seed,
+                       const char *kernel)
+{
+    const uint64_t bits = blocks * (layout == BL_LAYOUT_SBBF ? 256u : 512u);
+    bl_filter *f = NULL;
+    bl_status st = bl_create_geometry(&f, layout, bits, k, seed, 0, kernel);
+    if (st != BL_OK)
+        fail_msg("bl_create_geometry(%s, %llu bits, k=%u, %s): %s", bl_layout_name(layout),
+                 (unsigned long long)bits, k, kernel, bl_strerror(st));
+    assert_string_equal(bl_filter_kernel(f), kernel);
+    assert_int_equal(f->nblocks, blocks);
+    return f;
+}
+
+/* Add keys [0, NKEYS) of one kind, one by one or in batches of the sizes above. */
+static void add_all(bl_filter *f, kind kd, bool batched)
+{
+    if (!batched) {
+        for (size_t i = 0; i < NKEYS; i++) {
+            bl_status st = kd == KIND_BYTES  ? bl_add(f, ks.ptr[i], ks.len[i])
+                           : kd == KIND_U64 ? bl_add_u64(f, ks.u64[i])
+                                            : bl_add_hash(f, ks.hash[i]);
+            assert_int_equal(st, BL_OK);
+        }
+        return;
+    }
+    size_t i = 0;
+    for (size_t b = 0; i < NKEYS; b++) {
+        size_t m = batch_sizes[b % BL_ARRAY_LEN(batch_sizes)];
+        if (m > NKEYS - i)
+            m = NKEYS - i;
+        bl_status st = kd == KIND_BYTES  ? bl_add_batch(f, ks.ptr + i, ks.len + i, m)
+                       : kd == KIND_U64 ? bl_add_u64_batch(f, ks.u64 + i, m)
+                                        : bl_add_hash_batch(f, ks.hash + i, m);
+        assert_int_equal(st, BL_OK);
+        i += m;
+    }
+}
+
+/* Query all 2 x NKEYS keys; returns hits. Batched queries also run count-only (res NULL) and
+ * must report the same number of hits. */
+static size_t query_all(const bl_filter *f, kind kd, bool batched, uint8_t *res)
+{
+    const size_t n = 2 * NKEYS;
+    size_t hits = 0;
+    if (!batched) {
+        for (size_t i = 0; i < n; i++) {
+            res[i] = kd == KIND_BYTES  ? bl_contains(f, ks.ptr[i], ks.len[i])
+                     : kd == KIND_U64 ? bl_contains_u64(f, ks.u64[i])
+                                      : bl_contains_hash(f, ks.hash[i]);
+            hits += res[i];
+        }
+        return hits;
+    }
+    memset(res, 0xee, n);
+    size_t i = 0;
+    for (size_t b = 0; i < n; b++) {
+        size_t m = batch_sizes[b % BL_ARRAY_LEN(batch_sizes)];
+        if (m > n - i)
+            m = n - i;
+        size_t h1, h2;
+        if (kd == KIND_BYTES) {
+            h1 = bl_contains_batch(f, ks.ptr + i, ks.len + i, m, res + i);
+            h2 = bl_contains_batch(f, ks.ptr + i, ks.len + i, m, NULL);
+        } else if (kd == KIND_U64) {
+            h1 = bl_contains_u64_batch(f, ks.u64 + i, m, res + i);
+            h2 = bl_contains_u64_batch(f, ks.u64 + i, m, NULL);
+        } else {
+            h1 = bl_contains_hash_batch(f, ks.hash + i, m, res + i);
+            h2 = bl_contains_hash_batch(f, ks.hash + i, m, NULL);
+        }
+        size_t sum = 0;
+        for (size_t j = 0; j < m; j++) {
+            assert_true(res[i + j] <= 1);
+            sum += res[i + j];
+        }
+        assert_int_equal(h1, sum);
+        assert_int_equal(h2, sum);
+        hits += h1;
+        i += m;
+    }
+    return hits;
+}
+
+/* For one geometry: every kernel x kind x {single, batched} add path builds exactly the filter
+ * the scalar single path builds, and every query path answers exactly as scalar single queries
+ * (which read the specification inline in internal.h). */
+static void check_geometry(bl_layout layout, uint64_t blocks, unsigned k, uint64_t seed)
+{
+    const char *names[MAX_KERNELS];
+    const size_t nk = kernels(names);
+    static uint8_t want[2 * NKEYS], got[2 * NKEYS];
+    for (int kd = KIND_BYTES; kd <= KIND_HASH; kd++) {
+        bl_filter *ref = make(layout, blocks, k, seed, "scalar");
+        add_all(ref, (kind)kd, false);
+        const size_t want_hits = query_all(ref, (kind)kd, false, want);
+        for (size_t i = 0; i < NKEYS; i++)
+            if (!want[i])
+                fail_msg("scalar false negative: %s key %zu (seed 0x%llx)", kind_names[kd], i,
+                         (unsigned long long)seed_state);
+        for (size_t ki = 0; ki < nk; ki++) {
+            for (int batched = 0; batched <= 1; batched++) {
+                bl_filter *f = make(layout, blocks, k, seed, names[ki]);
+                add_all(f, (kind)kd, batched);
+                assert_int_equal(f->nbytes, ref->nbytes);
+                if (memcmp(f->data, ref->data, f->nbytes) != 0)
+                    fail_msg("%s k=%u blocks=%llu: kernel %s %s add of %s keys differs from "
+                             "scalar (seed 0x%llx)",
+                             bl_layout_name(layout), k, (unsigned long long)blocks, names[ki],
+                             batched ? "batched" : "single", kind_names[kd],
+                             (unsigned long long)seed_state);
+                for (int qb = 0; qb <= 1; qb++) {
+                    const size_t hits = query_all(f, (kind)kd, qb, got);
+                    if (hits != want_hits || memcmp(got, want, sizeof want) != 0)
+                        fail_msg("%s k=%u blocks=%llu: kernel %s %s query of %s keys answers "
+                                 "differently from scalar (%zu vs %zu hits, seed 0x%llx)",
+                                 bl_layout_name(layout), k, (unsigned long long)blocks, names[ki],
+                                 qb ? "batched" : "single", kind_names[kd], hits, want_hits,
+                                 (unsigned long long)seed_state);
+                }
+                bl_free(f);
+            }
+        }
+        bl_free(ref);
+    }
+}
+
+/* Lines for NKEYS keys so that the fill is high enough (0.5 .. 0.9) that a kernel skipping or
+ * mangling any one probe answers "present" for measurably more fresh keys than scalar. */
+static uint64_t dense_lines(unsigned k)
+{
+    const double fill = 0.5 + 0.025 * k;
+    const double keys_per_line = -512.0 * log(1.0 - fill) / k;
+    return (uint64_t)(NKEYS / keys_per_line) + 1;
+}
+
+static void test_blocked_identical(void **state)
+{
+    (void)state;
+    for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++)
+        check_geometry(BL_LAYOUT_BLOCKED, dense_lines(k), k, seed_state + k);
+    /* 1 line (everything collides), a few lines, ~64 KiB, and 4 MiB (beyond L2). */
+    static const uint64_t sizes[] = {1, 3, 1000, 65536};
+    for (size_t s = 0; s < BL_ARRAY_LEN(sizes); s++) {
+        for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
+            if (sizes[s] >= 65536 && k != 1 && k != 7 && k != 8 && k != 9 && k != 16)
+                continue;
+            check_geometry(BL_LAYOUT_BLOCKED, sizes[s], k, seed_state ^ (s * 16 + k));
+        }
+    }
+}
+
+static void test_sbbf_identical(void **state)
+{
+    (void)state;
+    /* 40 blocks: ~75 keys per block, dense enough for any dropped bit to show in the answers. */
+    static const uint64_t sizes[] = {1, 3, 40, 1024, 131072};
+    for (size_t s = 0; s < BL_ARRAY_LEN(sizes); s++)
+        check_geometry(BL_LAYOUT_SBBF, sizes[s], BL_SBBF_K, 0);
+}
+
+/* The hash stage for uint64_t keys equals xxHash over the key's 8 little-endian bytes, for
+ * every length around the vector widths and many seeds. */
+static void test_hash_u64(void **state)
+{
+    (void)state;
+    const char *names[MAX_KERNELS];
+    const size_t nk = kernels(names);
+    uint64_t st = seed_state ^ 0x5eed;
+    enum { N = 1031 };
+    static uint64_t keys[N + 1], out[N + 1];
+    for (size_t i = 0; i < N + 1; i++)
+        keys[i] = tu_next(&st);
+    keys[0] = 0;
+    keys[1] = UINT64_MAX;
+    uint64_t seeds[40] = {0, 1, UINT64_MAX, 0xffffffffu, 1ull << 32, 0x8000000000000000ull};
+    for (size_t i = 6; i < BL_ARRAY_LEN(seeds); i++)
+        seeds[i] = tu_next(&st);
+    for (size_t ki = 0; ki < nk; ki++) {
+        const struct bl_kernels *kern;
+        assert_int_equal(bl_kernel_resolve(names[ki], &kern), BL_OK);
+        assert_string_equal(kern->name, names[ki]);
+        for (size_t s = 0; s < BL_ARRAY_LEN(seeds); s++) {
+            for (size_t n = 0; n <= N; n = n < 40 ? n + 1 : n + 331) {
+                for (int scheme = 0; scheme < 2; scheme++) {
+                    /* start at element 1: not 32-byte aligned */
+                    const uint64_t sentinel = 0xdeadbeefcafef00dull;
+                    out[n + 1 > N ? N : n + 1] = sentinel;
+                    if (scheme == 0)
+                        kern->hash_u64_xxh3(keys + 1, n, seeds[s], out + 1);
+                    else
+                        kern->hash_u64_xxh64(keys + 1, n, seeds[s], out + 1);
+                    for (size_t i = 0; i < n; i++) {
+                        uint8_t le[8];
+                        for (int b = 0; b < 8; b++)
+                            le[b] = (uint8_t)(keys[1 + i] >> (8 * b));
+                        const uint64_t want = scheme == 0 ? XXH3_64bits_withSeed(le, 8, seeds[s])
+                                                          : XXH64(le, 8, seeds[s]);
+                        if (out[1 + i] != want)
+                            fail_msg("kernel %s %s: key %zu of %zu seed 0x%llx: 0x%llx != 0x%llx",
+                                     names[ki], scheme ? "xxh64" : "xxh3", i, n,
+                                     (unsigned long long)seeds[s], (unsigned long long)out[1 + i],
+                                     (unsigned long long)want);
+                    }
+                    if (n + 1 <= N)
+                        assert_true(out[n + 1] == sentinel); /* nothing written past n */
+                }
+            }
+        }
+    }
+}
+
+/* Calling the kernel tables directly: a window `avail` larger than n (prefetch only) changes
+ * nothing, and n = 0 touches nothing. */
+static void test_direct_window(void **state)
+{
+    (void)state;
+    const char *names[MAX_KERNELS];
+    const size_t nk = kernels(names);
+    const uint64_t nlines = 97;
+    bl_filter *ref = make(BL_LAYOUT_BLOCKED, nlines, 11, 0, "scalar");
+    for (size_t i = 0; i < NKEYS; i++)
+        bl_blocked_add_one(ref->data, nlines, 11, ks.hash[i]);
+    static uint8_t want[2 * NKEYS], got[2 * NKEYS];
+    for (size_t i = 0; i < 2 * NKEYS; i++)
+        want[i] = bl_blocked_test_one(ref->data, nlines, 11, ks.hash[i]);
+    for (size_t ki = 0; ki < nk; ki++) {
+        const struct bl_kernels *kern;
+        assert_int_equal(bl_kernel_resolve(names[ki], &kern), BL_OK);
+        bl_filter *f = make(BL_LAYOUT_BLOCKED, nlines, 11, 0, names[ki]);
+        kern->blocked_add(f->data, nlines, 11, ks.hash, 0, 2 * NKEYS);
+        for (size_t i = 0; i < f->nbytes; i++)
+            assert_int_equal(f->data[i], 0);
+        kern->blocked_add(f->data, nlines, 11, ks.hash, NKEYS, 2 * NKEYS);
+        assert_memory_equal(f->data, ref->data, f->nbytes);
+        memset(got, 0xee, sizeof got);
+        size_t hits = kern->blocked_test(f->data, nlines, 11, ks.hash, 2 * NKEYS - 5, 2 * NKEYS,
+                                         got);
+        assert_int_equal(got[2 * NKEYS - 5], 0xee);
+        assert_memory_equal(got, want, 2 * NKEYS - 5);
+        size_t sum = 0;
+        for (size_t i = 0; i < 2 * NKEYS - 5; i++)
+            sum += want[i];
+        assert_int_equal(hits, sum);
+        bl_free(f);
+    }
+    bl_free(ref);
+}
+
+/* BLOOMLINE_KERNEL, when set (the per-kernel ctest reruns set it), is the kernel that runs; when
+ * unset, aarch64 picks NEON and x86 with AVX2 a vector kernel. */
+static void test_env_kernel(void **state)
+{
+    (void)state;
+    const char *env = getenv("BLOOMLINE_KERNEL");
+    const char *name = bl_kernel_name();
+    printf("# BLOOMLINE_KERNEL=%s, running kernel: %s\n", env ? env : "(unset)",
+           name ? name : "(none)");
+    if (name == NULL)
+        fail_msg("BLOOMLINE_KERNEL=%s is not a kernel this build and CPU run", env ? env : "");
+    bl_filter *f = tu_create(BL_LAYOUT_BLOCKED, 1000, 0.01, NULL);
+    assert_string_equal(bl_filter_kernel(f), name);
+    bl_info info;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_string_equal(info.kernel, name);
+    bl_free(f);
+    if (env != NULL && *env != '\0') {
+        assert_string_equal(name, env);
+        return;
+    }
+#if defined(__aarch64__)
+    assert_string_equal(name, "neon");
+#elif defined(__x86_64__) && defined(BLOOMLINE_HAVE_AVX2)
+    if (bl_cpu_features() & BL_CPU_AVX2)
+        assert_true(strcmp(name, "avx2") == 0 || strcmp(name, "avx512") == 0);
+    else
+        assert_string_equal(name, "scalar");
+#endif
+}
+
+/* Unknown and unsupported kernels: a clear error from creation, never a silent fallback. */
+static void test_bad_kernel(void **state)
+{
+    (void)state;
+    bl_params p;
+    bl_params_init(&p);
+    p.expected_keys = 100;
+    p.kernel = "bogus";
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    assert_null(f);
+    assert_false(bl_kernel_supported("bogus"));
+    assert_false(bl_kernel_supported(NULL));
+    assert_true(bl_kernel_supported("scalar"));
+    /* Every compiled-in kernel reports support consistently with the CPU features. */
+    for (size_t i = 0; bl_kernel_at(i) != NULL; i++) {
+        const struct bl_kernels *kern;
+        const char *n = bl_kernel_at(i);
+        bl_status st = bl_kernel_resolve(n, &kern);
+        assert_int_equal(st == BL_OK, bl_kernel_supported(n));
+        p.kernel = n;
+        st = bl_create(&f, &p);
+        assert_int_equal(st == BL_OK, bl_kernel_supported(n));
+        if (st == BL_OK) {
+            assert_string_equal(bl_filter_kernel(f), n);
+            bl_free(f);
+            f = NULL;
+        } else {
+            assert_int_equal(st, BL_E_UNSUPPORTED);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_env_kernel),      cmocka_unit_test(test_bad_kernel),
+        cmocka_unit_test(test_hash_u64),        cmocka_unit_test(test_direct_window),
+        cmocka_unit_test(test_sbbf_identical),  cmocka_unit_test(test_blocked_identical),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

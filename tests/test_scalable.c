@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/* Scalable layout: growth and stage sizing, no false negatives on every kernel, the rate stays
+ * under target at 10-50x the first capacity, union, clone/clear, chains rebuilt from fields. */
+#include <math.h>
+
+#include "../src/internal.h"
+#include "test_util.h"
+
+#define MAX_KERNELS 8
+
+static bl_filter *make_scalable(uint64_t n0, double p, double growth, double tightening,
+                                uint64_t seed, const char *kernel)
+{
+    bl_params prm;
+    bl_params_init(&prm);
+    prm.layout = BL_LAYOUT_SCALABLE;
+    prm.expected_keys = n0;
+    prm.fpp = p;
+    prm.growth = growth;
+    prm.tightening = tightening;
+    prm.seed = seed;
+    prm.kernel = kernel;
+    bl_filter *f = NULL;
+    bl_status st = bl_create(&f, &prm);
+    if (st != BL_OK)
+        fail_msg("create scalable n0=%llu p=%g g=%g r=%g: %s", (unsigned long long)n0, p, growth,
+                 tightening, bl_strerror(st));
+    return f;
+}
+
+/* Stage i is sized for n0 g^i keys at p (1 - r) r^i; the info sums the stages. */
+static void check_stages(const bl_filter *f, uint64_t n0, double p, double g, double r,
+                         uint64_t added)
+{
+    bl_info info, si;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_string_equal(info.layout_name, "scalable");
+    assert_int_equal(info.keys_added, added);
+    assert_true(info.design_fpp == p);
+    assert_int_equal(info.design_keys, n0);
+    uint64_t bits = 0, cap = 0, held = 0;
+    size_t bytes = 0;
+    double cap_d = (double)n0;
+    for (size_t i = 0; i < info.stages; i++) {
+        assert_int_equal(bl_get_stage_info(f, i, &si), BL_OK);
+        assert_string_equal(si.layout_name, "blocked");
+        assert_int_equal(si.seed, info.seed);
+        assert_int_equal(si.design_keys, (uint64_t)ceil(cap_d));
+        const double want_p = p * (1 - r) * pow(r, (double)i);
+        assert_true(fabs(si.design_fpp - want_p) <= 1e-12 * want_p);
+        /* The stage really is sized for its rate by the blocked model. */
+        assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, si.bits, si.k, si.design_keys) <= want_p);
+        /* Every stage but the newest is full; none is over capacity. */
+        if (i + 1 < info.stages)
+            assert_int_equal(si.keys_added, si.design_keys);
+        assert_true(si.keys_added <= si.design_keys);
+        bits += si.bits;
+        bytes += si.bytes;
+        cap += si.design_keys;
+        held += si.keys_added;
+        cap_d *= g;
+    }
+    assert_int_equal(bits, info.bits);
+    assert_int_equal(bytes, info.bytes);
+    assert_int_equal(held, added);
+    assert_true(cap >= added);
+    assert_int_equal(bl_get_stage_info(f, info.stages, &si), BL_E_INVALID);
+}
+
+static void test_growth_no_false_negatives(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("scalable no false negatives");
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    enum { N = 12000 };
+    static uint8_t arena[N][24];
+    static const void *ptrs[N];
+    static size_t lens[N];
+    static uint64_t u64[N], hs[N];
+    static uint8_t res[N];
+    for (size_t ki = 0; ki < nk; ki++) {
+        for (size_t i = 0; i < N; i++) {
+            lens[i] = tu_key(&s, arena[i], sizeof arena[i]);
+            ptrs[i] = arena[i];
+            u64[i] = tu_next(&s);
+            hs[i] = tu_next(&s);
+        }
+        bl_filter *f = make_scalable(500, 0.01, 2, 0.5, tu_next(&s), kernels[ki]);
+        assert_string_equal(bl_filter_kernel(f), kernels[ki]);
+        const size_t half = N / 2;
+        for (size_t i = 0; i < half; i++) {
+            assert_int_equal(bl_add(f, ptrs[i], lens[i]), BL_OK);
+            assert_int_equal(bl_add_u64(f, u64[i]), BL_OK);
+            assert_int_equal(bl_add_hash(f, hs[i]), BL_OK);
+        }
+        assert_int_equal(bl_add_batch(f, ptrs + half, lens + half, N - half), BL_OK);
+        assert_int_equal(bl_add_u64_batch(f, u64 + half, N - half), BL_OK);
+        assert_int_equal(bl_add_hash_batch(f, hs + half, N - half), BL_OK);
+        /* 36000 keys from 500: stages of 500, 1000, ..., 32000. */
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        assert_int_equal(info.stages, 7);
+        check_stages(f, 500, 0.01, 2, 0.5, 3 * N);
+        assert_int_equal(bl_contains_batch(f, ptrs, lens, N, res), N);
+        assert_int_equal(bl_contains_u64_batch(f, u64, N, NULL), N);
+        assert_int_equal(bl_contains_hash_batch(f, hs, N, res), N);
+        for (size_t i = 0; i < N; i++)
+            assert_int_equal(res[i], 1);
+        for (size_t i = 0; i < N; i += 13) {
+            assert_true(bl_contains(f, ptrs[i], lens[i]));
+            assert_true(bl_contains_u64(f, u64[i]));
+            assert_true(bl_contains_hash(f, hs[i]));
+        }
+        /* Batched answers equal single answers on fresh keys (mostly misses, a few hits). */
+        for (size_t i = 0; i < N; i++)
+            hs[i] = (i % 5 == 0) ? u64[i] : tu_next(&s);
+        const size_t hits = bl_contains_u64_batch(f, hs, N, res);
+        size_t single = 0;
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(bl_contains_u64(f, hs[i]), res[i]);
+            single += res[i];
+        }
+        assert_int_equal(hits, single);
+        assert_true(hits >= N / 5);
+        bl_free(f);
+    }
+}
+
+/* Filled to 10-50x its first capacity, the chain's measured rate stays under p + 3 SE. */
+static void test_fpp(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("scalable fpp");
+    static const struct { uint64_t n0; double p, g, r; uint64_t fill; } cases[] = {
+        {4000, 0.01, 2, 0.5, 50}, {10000, 0.01, 2, 0.85, 10}, {2000, 0.05, 4, 0.5, 40},
+        {5000, 0.001, 1.5, 0.7, 20}};
+    enum { Q = 500000 };
+    uint64_t *keys = malloc(Q * sizeof *keys);
+    for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
+        bl_filter *f = make_scalable(cases[c].n0, cases[c].p, cases[c].g, cases[c].r, 0, NULL);
+        const uint64_t n = cases[c].n0 * cases[c].fill;
+        for (uint64_t done = 0; done < n;) {
+            const size_t m = n - done < Q ? (size_t)(n - done) : Q;
+            for (size_t i = 0; i < m; i++)
+                keys[i] = tu_next(&s) | 1;
+            assert_int_equal(bl_add_u64_batch(f, keys, m), BL_OK);
+            done += m;
+        }
+        for (size_t i = 0; i < Q; i++)
+            keys[i] = tu_next(&s) & ~UINT64_C(1);
+        const double p = cases[c].p;
+        const double rate = (double)bl_contains_u64_batch(f, keys, Q, NULL) / Q;
+        const double se = sqrt(p * (1 - p) / Q);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        printf("# scalable n0=%llu x%llu p=%g g=%g r=%g: %zu stages, %.2f bits/key, measured "
+               "%.5f (limit %.5f), info current_fpp %.5f\n",
+               (unsigned long long)cases[c].n0, (unsigned long long)cases[c].fill, p,
+               cases[c].g, cases[c].r, info.stages, (double)info.bits / (double)n, rate,
+               p + 3 * se, info.current_fpp);
+        assert_true(rate <= p + 3 * se);
+        assert_true(info.current_fpp <= p);
+        check_stages(f, cases[c].n0, p, cases[c].g, cases[c].r, n);
+        bl_free(f);
+    }
+    free(keys);
+}
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    bl_params p;
+    bl_filter *f = (bl_filter *)1;
+    const double bad_growth[] = {1.0, 0.5, 0, -2, NAN, INFINITY};
+    for (size_t i = 0; i < BL_ARRAY_LEN(bad_growth); i++) {
+        bl_params_init(&p);
+        p.layout = BL_LAYOUT_SCALABLE;
+        p.growth = bad_growth[i];
+        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+        assert_null(f);
+    }
+    const double bad_r[] = {0, 1, 1.5, -0.1, NAN};
+    for (size_t i = 0; i < BL_ARRAY_LEN(bad_r); i++) {
+        bl_params_init(&p);
+        p.layout = BL_LAYOUT_SCALABLE;
+        p.tightening = bad_r[i];
+        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    }
+    const double bad_p[] = {0, 1, -0.5, NAN};
+    for (size_t i = 0; i < BL_ARRAY_LEN(bad_p); i++) {
+        bl_params_init(&p);
+        p.layout = BL_LAYOUT_SCALABLE;
+        p.fpp = bad_p[i];
+        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    }
+    bl_params_init(&p);
+    p.layout = BL_LAYOUT_SCALABLE;
+    p.k = 4;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.k = 0;
+    p.bits_per_key = 10;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.bits_per_key = 0;
+    p.flags = BL_FLAG_CONCURRENT;
+    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    p.flags = 0;
+    p.kernel = "no-such-kernel";
+    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_SCALABLE, 1 << 20, 4, 0, 0, NULL),
+                     BL_E_UNSUPPORTED);
+    /* A growth so large that the second stage cannot exist: the add reports it. */
+    p.kernel = NULL;
+    p.expected_keys = 4;
+    p.growth = 1e300;
+    assert_int_equal(bl_create(&f, &p), BL_OK);
+    const uint64_t keys[5] = {1, 2, 3, 4, 5};
+    assert_int_equal(bl_add_u64_batch(f, keys, 4), BL_OK);
+    assert_int_equal(bl_add_u64(f, 5), BL_E_TOO_LARGE);
+    assert_int_equal(bl_add_u64_batch(f, keys, 5), BL_E_TOO_LARGE);
+    assert_int_equal(bl_contains_u64_batch(f, keys, 4, NULL), 4);
+    /* Counting-only operations. */
+    assert_int_equal(bl_remove_u64(f, 1), BL_E_UNSUPPORTED);
+    bl_filter *z = NULL;
+    assert_int_equal(bl_freeze(&z, f), BL_E_UNSUPPORTED);
+    bl_info info;
+    assert_int_equal(bl_get_stage_info(NULL, 0, &info), BL_E_INVALID);
+    assert_int_equal(bl_get_stage_info(f, 0, NULL), BL_E_INVALID);
+    assert_int_equal(bl_get_stage_info(f, 1, &info), BL_E_INVALID);
+    bl_free(f);
+    /* Default first capacity; other layouts are their own single stage. */
+    bl_params_init(&p);
+    p.layout = BL_LAYOUT_SCALABLE;
+    assert_int_equal(bl_create(&f, &p), BL_OK);
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_int_equal(info.design_keys, 65536);
+    assert_int_equal(info.stages, 1);
+    assert_true(info.design_fpp == 0.01);
+    assert_int_equal(info.keys_added, 0);
+    assert_true(info.fill_ratio == 0);
+    bl_free(f);
+    f = tu_create(BL_LAYOUT_BLOCKED, 100, 0.01, NULL);
+    assert_int_equal(bl_get_stage_info(f, 0, &info), BL_OK);
+    assert_string_equal(info.layout_name, "blocked");
+    assert_int_equal(bl_get_stage_info(f, 1, &info), BL_E_INVALID);
+    bl_free(f);
+}
+
+/* Union stage by stage (src's extra stages copied); intersection is refused. */
+static void test_union(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("scalable union");
+    enum { NA = 1500, NB = 9000 };
+    static uint64_t ka[NA], kb[NB];
+    for (size_t i = 0; i < NA; i++)
+        ka[i] = tu_next(&s);
+    for (size_t i = 0; i < NB; i++)
+        kb[i] = tu_next(&s);
+    bl_filter *a = make_scalable(1000, 0.01, 2, 0.5, 3, NULL);
+    bl_filter *b = make_scalable(1000, 0.01, 2, 0.5, 3, NULL);
+    assert_int_equal(bl_add_u64_batch(a, ka, NA), BL_OK);
+    assert_int_equal(bl_add_u64_batch(b, kb, NB), BL_OK);
+    assert_true(bl_same_identity(a, b));
+    bl_filter *a2 = NULL;
+    assert_int_equal(bl_clone(&a2, a), BL_OK);
+    assert_int_equal(bl_intersect(a, b), BL_E_UNSUPPORTED);
+    assert_int_equal(bl_union(a, b), BL_OK);
+    bl_info info, ib;
+    assert_int_equal(bl_get_info(a, &info), BL_OK);
+    assert_int_equal(bl_get_info(b, &ib), BL_OK);
+    assert_int_equal(info.stages, ib.stages);
+    assert_int_equal(info.keys_added, NA + NB);
+    assert_int_equal(bl_contains_u64_batch(a, ka, NA, NULL), NA);
+    assert_int_equal(bl_contains_u64_batch(a, kb, NB, NULL), NB);
+    /* The other way round: the longer chain absorbs the shorter one. */
+    assert_int_equal(bl_union(b, a2), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(b, ka, NA, NULL), NA);
+    assert_int_equal(bl_contains_u64_batch(b, kb, NB, NULL), NB);
+    /* Different parameters do not mix. */
+    bl_filter *c = make_scalable(1000, 0.01, 2, 0.5, 4, NULL);
+    bl_filter *d = make_scalable(1000, 0.01, 3, 0.5, 3, NULL);
+    bl_filter *e = make_scalable(1000, 0.02, 2, 0.5, 3, NULL);
+    bl_filter *g = make_scalable(2000, 0.01, 2, 0.5, 3, NULL);
+    bl_filter *h = make_scalable(1000, 0.01, 2, 0.6, 3, NULL);
+    bl_filter *blk = tu_create(BL_LAYOUT_BLOCKED, 1000, 0.01, NULL);
+    bl_filter *others[] = {c, d, e, g, h, blk};
+    for (size_t i = 0; i < BL_ARRAY_LEN(others); i++) {
+        assert_false(bl_same_identity(a, others[i]));
+        assert_int_equal(bl_union(a, others[i]), BL_E_MISMATCH);
+        assert_int_equal(bl_union(others[i], a), BL_E_MISMATCH);
+        bl_free(others[i]);
+    }
+    bl_free(a);
+    bl_free(a2);
+    bl_free(b);
+}
+
+static void test_clone_clear(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("scalable clone/clear");
+    enum { N = 5000 };
+    static uint64_t k[N];
+    for (size_t i = 0; i < N; i++)
+        k[i] = tu_next(&s);
+    bl_filter *f = make_scalable(700, 0.01, 2, 0.5, 9, "scalar"), *c = NULL;
+    assert_int_equal(bl_add_u64_batch(f, k, N / 2), BL_OK);
+    assert_int_equal(bl_clone(&c, f), BL_OK);
+    assert_true(bl_same_identity(f, c));
+    assert_int_equal(bl_add_u64_batch(c, k + N / 2, N - N / 2), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(c, k, N, NULL), N);
+    bl_info fi, ci;
+    assert_int_equal(bl_get_info(f, &fi), BL_OK);
+    assert_int_equal(bl_get_info(c, &ci), BL_OK);
+    assert_true(ci.stages > fi.stages);
+    assert_int_equal(fi.keys_added, N / 2);
+    assert_true(bl_contains_u64_batch(f, k + N / 2, N - N / 2, NULL) < (N - N / 2) / 10);
+    assert_int_equal(bl_clear(c), BL_OK);
+    assert_int_equal(bl_get_info(c, &ci), BL_OK);
+    assert_int_equal(ci.keys_added, 0);
+    assert_true(ci.fill_ratio == 0);
+    assert_int_equal(bl_contains_u64_batch(c, k, N, NULL), 0);
+    assert_int_equal(bl_add_u64_batch(c, k, N), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(c, k, N, NULL), N);
+    bl_free(f);
+    bl_free(c);
+}
+
+/* A chain put together field by field (as the loader does, from the fields it stores) keeps
+ * growing exactly like the original: there is no state outside those fields. */
+static void test_rebuilt_from_fields(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("scalable rebuilt");
+    enum { N = 20000 };
+    static uint64_t k[N];
+    for (size_t i = 0; i < N; i++)
+        k[i] = tu_next(&s);
+    bl_filter *f = make_scalable(900, 0.02, 2.5, 0.6, 77, NULL);
+    assert_int_equal(bl_add_u64_batch(f, k, N / 4), BL_OK);
+    bl_filter *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    r->layout = f->layout;
+    r->hash = f->hash;
+    r->seed = f->seed; /* keys are hashed with the top-level seed */
+    r->kern = f->kern;
+    r->growth = f->growth;
+    r->tightening = f->tightening;
+    r->design_keys = f->design_keys;
+    r->design_fpp = f->design_fpp;
+    r->keys_added = f->keys_added;
+    r->keys_known = f->keys_known;
+    r->nstages = f->nstages;
+    r->stages_cap = f->nstages;
+    r->stages = calloc(f->nstages, sizeof *r->stages);
+    assert_non_null(r->stages);
+    for (size_t i = 0; i < f->nstages; i++)
+        assert_int_equal(bl_clone(&r->stages[i], f->stages[i]), BL_OK);
+    assert_true(bl_same_identity(f, r));
+    for (size_t i = N / 4; i < N; i += 1000) {
+        assert_int_equal(bl_add_u64_batch(f, k + i, 1000), BL_OK);
+        assert_int_equal(bl_add_u64_batch(r, k + i, 1000), BL_OK);
+    }
+    assert_int_equal(r->nstages, f->nstages);
+    for (size_t i = 0; i < f->nstages; i++) {
+        assert_true(bl_same_identity(f->stages[i], r->stages[i]));
+        assert_int_equal(f->stages[i]->keys_added, r->stages[i]->keys_added);
+        assert_memory_equal(f->stages[i]->data, r->stages[i]->data, f->stages[i]->nbytes);
+    }
+    bl_info fi, ri;
+    assert_int_equal(bl_get_info(f, &fi), BL_OK);
+    assert_int_equal(bl_get_info(r, &ri), BL_OK);
+    assert_int_equal(fi.seed, ri.seed);
+    assert_int_equal(fi.seed, 77);
+    assert_int_equal(ri.keys_added, N);
+    assert_int_equal(bl_contains_u64_batch(r, k, N, NULL), N);
+    bl_free(f);
+    bl_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_growth_no_false_negatives),
+        cmocka_unit_test(test_fpp),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_union),
+        cmocka_unit_test(test_clone_clear),
+        cmocka_unit_test(test_rebuilt_from_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* Sizing: models, searches, and honest sizing (measured rate <= target) for every layout. */
+#include <math.h>
+
+#include "../src/internal.h"
+#include "test_util.h"
+
+/* Measured rate of a filter sized for (n, p) on fresh negative keys, against p + 3 standard
+ * errors. Keys are u64 from a seeded stream; negatives come from a disjoint stream. */
+static void check_honest(bl_layout layout, uint64_t n, double p, uint64_t queries, uint64_t seed)
+{
+    bl_filter *f = tu_create(layout, n, p, NULL);
+    enum { CH = 1 << 14 };
+    uint64_t *keys = malloc(CH * sizeof *keys);
+    assert_non_null(keys);
+    uint64_t s = seed;
+    for (uint64_t done = 0; done < n; done += CH) {
+        size_t m = n - done < CH ? (size_t)(n - done) : CH;
+        for (size_t i = 0; i < m; i++)
+            keys[i] = tu_next(&s) | 1; /* positives odd, negatives even: disjoint */
+        assert_int_equal(bl_add_u64_batch(f, keys, m), BL_OK);
+    }
+    uint64_t fp = 0;
+    for (uint64_t done = 0; done < queries; done += CH) {
+        size_t m = queries - done < CH ? (size_t)(queries - done) : CH;
+        for (size_t i = 0; i < m; i++)
+            keys[i] = tu_next(&s) & ~UINT64_C(1);
+        fp += bl_contains_u64_batch(f, keys, m, NULL);
+    }
+    const double rate = (double)fp / (double)queries;
+    const double bound = p + 3 * sqrt(p * (1 - p) / (double)queries);
+    bl_info info;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    printf("# %-8s p=%-7g n=%-8llu bits/key=%6.2f k=%2u model=%.3g measured=%.3g (%llu/%llu) bound=%.3g\n",
+           bl_layout_name(layout), p, (unsigned long long)n, (double)info.bits / (double)n, info.k,
+           bl_expected_fpp(layout, info.bits, info.k, n), rate, (unsigned long long)fp,
+           (unsigned long long)queries, bound);
+    if (rate > bound)
+        fail_msg("%s sized for p=%g measures %g > %g (seed 0x%llx)", bl_layout_name(layout), p,
+                 rate, bound, (unsigned long long)seed);
+    free(keys);
+    bl_free(f);
+}
+
+static void test_honest_sizing(void **state)
+{
+    (void)state;
+    /* A fixed default seed keeps this statistical test deterministic in CI (the sizing is exact,
+     * so measured rates sit right at p and a random seed would fail 0.1% of runs per check by
+     * design); BLOOMLINE_TEST_SEED explores others. 10^6 keys keep the filter's own realization
+     * variance (a few thousand lines) well under the sampling error. */
+    if (getenv("BLOOMLINE_TEST_SEED") == NULL)
+        setenv("BLOOMLINE_TEST_SEED", "0x5eed", 0);
+    const uint64_t seed = tu_seed("honest sizing");
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
+    for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
+        for (int e = 1; e <= 6; e++) {
+            const double p = pow(10, -e);
+            /* >= 50 expected false positives at every p. */
+            uint64_t queries = (uint64_t)(50 / p);
+            if (queries < 2000000)
+                queries = 2000000;
+            check_honest(layouts[l], 1000000, p, queries, seed + (uint64_t)(l * 10 + (size_t)e));
+        }
+    }
+}
+
+/* The line model must agree with a brute-force occupancy computation for small cases, and
+ * sit above the fill^k shortcut (which underestimates). */
+static void test_line_model(void **state)
+{
+    (void)state;
+    /* A line with exactly one key (lambda -> Poisson mass at 0 and 1 is small; check monotonicity
+     * and limits instead of one number). */
+    assert_true(bl_model_line_fpp(512, 7, 0) == 0.0);
+    double prev = 0;
+    for (double lambda = 1; lambda < 200; lambda *= 1.5) {
+        double r = bl_model_line_fpp(512, 7, lambda);
+        assert_true(r > prev);
+        assert_true(r < 1);
+        prev = r;
+        double shortcut = 0;
+        /* fill^k over the same Poisson mixture is always lower (Jensen + collisions). */
+        double pk = exp(-lambda), sum = 0;
+        for (unsigned L = 0; L < 2000; L++) {
+            shortcut = pow(1 - pow(1 - 1.0 / 512, 7.0 * L), 7);
+            sum += pk * shortcut;
+            pk *= lambda / (L + 1);
+        }
+        assert_true(sum <= r * (1 + 1e-9));
+    }
+    /* 10 bits/key: about 0.97% for the best k (6 or 7); classic formula would say 0.82%. */
+    double best = 1;
+    for (unsigned k = 1; k <= 16; k++) {
+        double r = bl_expected_fpp(BL_LAYOUT_BLOCKED, 512 * 1000, k, 51200);
+        if (r < best)
+            best = r;
+    }
+    assert_true(best > 0.0090 && best < 0.0100);
+}
+
+static void test_size_search(void **state)
+{
+    (void)state;
+    uint64_t bits, cbits;
+    unsigned k, ck;
+    /* The blocked layout costs at most 15% more bits than classic at 1%, 25% at 0.01%. */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 1000000, 0.01, &bits, &k), BL_OK);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_CLASSIC, 1000000, 0.01, &cbits, &ck), BL_OK);
+    printf("# p=1%%: blocked %.3f bits/key k=%u, classic %.3f k=%u\n", bits / 1e6, k, cbits / 1e6, ck);
+    assert_true((double)bits <= 1.15 * (double)cbits);
+    assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, bits, k, 1000000) <= 0.01);
+    assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, bits - 512, k, 1000000) > 0.01 ||
+                k != 0); /* minimality is checked per k below */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 1000000, 1e-4, &bits, &k), BL_OK);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_CLASSIC, 1000000, 1e-4, &cbits, &ck), BL_OK);
+    printf("# p=0.01%%: blocked %.3f bits/key k=%u, classic %.3f k=%u\n", bits / 1e6, k, cbits / 1e6, ck);
+    assert_true((double)bits <= 1.25 * (double)cbits);
+    /* Minimal: one line fewer misses the target for every k. */
+    for (unsigned kk = 1; kk <= 16; kk++)
+        assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, bits - 512, kk, 1000000) > 1e-4);
+
+    /* The seeds' crawler example: 10^9 URLs at 1e-4 is about 2.4 GB, not 720 MB. */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 1000000000, 1e-4, &bits, &k), BL_OK);
+    printf("# 1e9 keys at 1e-4: %.3f GB, k=%u\n", bits / 8e9, k);
+    assert_true(bits / 8 > UINT64_C(2300000000) && bits / 8 < UINT64_C(2900000000));
+
+    /* sbbf sizes to a power of two within Parquet's limits. */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_SBBF, 1000, 0.01, &bits, &k), BL_OK);
+    assert_int_equal(k, 8);
+    assert_true((bits & (bits - 1)) == 0 && bits >= 256);
+    /* Bits per key sizing is exact (no power of two). */
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_SBBF, 1000, 10, &bits, &k), BL_OK);
+    assert_int_equal(bits, 10240);
+}
+
+static void test_invalid(void **state)
+{
+    (void)state;
+    uint64_t bits;
+    unsigned k;
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 0, 0.01, &bits, &k), BL_E_INVALID);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 10, 0, &bits, &k), BL_E_INVALID);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 10, 1, &bits, &k), BL_E_INVALID);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 10, NAN, &bits, &k), BL_E_INVALID);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, UINT64_MAX, 1e-6, &bits, &k), BL_E_TOO_LARGE);
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, UINT64_MAX, 64, &bits, &k), BL_E_TOO_LARGE);
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, 10, -1, &bits, &k), BL_E_INVALID);
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, 10, INFINITY, &bits, &k), BL_E_INVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_model),
+        cmocka_unit_test(test_size_search),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_honest_sizing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
