@@ -9,12 +9,18 @@
 #include <bloom.h>
 #endif
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "bench_common.h"
 #include "bloomline.h"
 #include "hashset.h"
 #include "probe.h"
 
 #define MAX_ROWS 48
+
+/* Wrong answers (a false negative, batch and single disagreeing) make the run fail. */
+static int wrong;
 #define FILL_CHUNK 65536u
 
 typedef struct row {
@@ -36,6 +42,7 @@ typedef struct config {
     const char *kernels; /* comma list or NULL for all the CPU runs */
     bool libbloom, hashset;
     double hashset_max_gib;
+    bool all_kernels; /* counting/scalable with every kernel, single-key ops with every kernel */
 } config;
 
 /* The keys of one (kind, size) run: s present keys (indexes [0, s)) and s absent ones. */
@@ -119,7 +126,8 @@ static void insert_batch(bl_filter *f, const keyset *ks)
 /* Insert timing re-inserts the sample: for a Bloom filter that is the same work (hash, fetch
  * the line, OR the bits), and it lets every repetition time the same keys. */
 static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_t n, bl_layout lay,
-                            const char *kernel, uint64_t *ubuf, bb_urls *chunk, uint8_t *res)
+                            const char *kernel, bool single, uint64_t *ubuf, bb_urls *chunk,
+                            uint8_t *res)
 {
     bl_params p;
     bl_params_init(&p);
@@ -146,16 +154,21 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     snprintf(r->kernel, sizeof r->kernel, "%s", lay == BL_LAYOUT_CLASSIC ? "any" : kernel);
     const int reps = cfg->reps;
     const size_t s = ks->s;
-    BB_TIME(reps, s, r->ins1, insert_single(f, ks));
+    if (single)
+        BB_TIME(reps, s, r->ins1, insert_single(f, ks));
     BB_TIME(reps, s, r->insb, insert_batch(f, ks));
     fill_bloomline(f, ks, s, n, ubuf, chunk);
-    size_t h1 = 0, hb = 0, m1 = 0, mb = 0;
-    BB_TIME(reps, s, r->hit1, h1 = query_single(f, ks, true));
+    size_t h1 = s, hb = 0, m1 = 0, mb = 0;
+    if (single)
+        BB_TIME(reps, s, r->hit1, h1 = query_single(f, ks, true));
     BB_TIME(reps, s, r->hitb, hb = query_batch(f, ks, true, res));
-    BB_TIME(reps, s, r->miss1, m1 = query_single(f, ks, false));
+    if (single)
+        BB_TIME(reps, s, r->miss1, m1 = query_single(f, ks, false));
     BB_TIME(reps, s, r->missb, mb = query_batch(f, ks, false, res));
+    if (!single)
+        m1 = mb;
     if (h1 != s || hb != s || m1 != mb)
-        fprintf(stderr, "bench_filters: WRONG ANSWERS %s/%s: hits %zu %zu of %zu, misses %zu %zu\n",
+        wrong++, fprintf(stderr, "bench_filters: WRONG ANSWERS %s/%s: hits %zu %zu of %zu, misses %zu %zu\n",
                 r->layout, r->kernel, h1, hb, s, m1, mb);
     r->fpr = (double)mb / (double)s;
     bl_info info;
@@ -207,7 +220,7 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
         BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
     }
     if (h != s)
-        fprintf(stderr, "bench_filters: libbloom missed %zu of %zu keys\n", s - h, s);
+        wrong++, fprintf(stderr, "bench_filters: libbloom missed %zu of %zu keys\n", s - h, s);
     r->fpr = (double)m / (double)s;
     r->bytes = (size_t)b.bytes;
     bloom_free(&b);
@@ -260,10 +273,10 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
             for (uint64_t i = lo; i < hi; i += FILL_CHUNK) {
                 size_t cc = (size_t)(hi - i < FILL_CHUNK ? hi - i : FILL_CHUNK);
                 bb_urls_fill(chunk, i, cc); /* generation kept out of the timed part */
-                uint64_t t0 = bb_now_ns();
+                uint64_t t0 = bb_timer_ns();
                 for (size_t j = 0; j < cc; j++)
                     bb_setstr_insert(&set, chunk->ptr[j], chunk->len[j]);
-                t += bb_now_ns() - t0;
+                t += bb_timer_ns() - t0;
             }
             v[rep] = (double)t / (double)c;
         }
@@ -287,10 +300,10 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
             for (uint64_t i = lo; i < hi; i += FILL_CHUNK) {
                 size_t cc = (size_t)(hi - i < FILL_CHUNK ? hi - i : FILL_CHUNK);
                 bb_keys_u64(ubuf, i, cc);
-                uint64_t t0 = bb_now_ns();
+                uint64_t t0 = bb_timer_ns();
                 for (size_t j = 0; j < cc; j++)
                     bb_set64_insert(&set, ubuf[j]);
-                t += bb_now_ns() - t0;
+                t += bb_timer_ns() - t0;
             }
             v[rep] = (double)t / (double)c;
         }
@@ -301,9 +314,23 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
         bb_set64_free(&set);
     }
     if (h != s || m != 0)
-        fprintf(stderr, "bench_filters: hash set wrong: %zu hits of %zu, %zu false\n", h, s, m);
+        wrong++, fprintf(stderr, "bench_filters: hash set wrong: %zu hits of %zu, %zu false\n", h, s, m);
     r->fpr = 0;
     return true;
+}
+
+/* The floor for byte keys: XXH3 over the same keys (read from memory like the filters do). */
+static void bench_hash_only(row *r, const config *cfg, const keyset *ks)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->impl, sizeof r->impl, "XXH3 alone");
+    snprintf(r->layout, sizeof r->layout, "-");
+    snprintf(r->kernel, sizeof r->kernel, "-");
+    r->fpr = -1;
+    uint64_t x = 0;
+    BB_TIME(cfg->reps, ks->s, r->hit1, for (size_t i = 0; i < ks->s; i++) x += XXH3_64bits(ks->uhit.ptr[i], ks->uhit.len[i]));
+    BB_TIME(cfg->reps, ks->s, r->miss1, for (size_t i = 0; i < ks->s; i++) x += XXH3_64bits(ks->umiss.ptr[i], ks->umiss.len[i]));
+    bb_sink += x;
 }
 
 /* ---- Output -------------------------------------------------------------------------------- */
@@ -375,8 +402,9 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
         cell_ratio(q[0], 32, r->hitb.valid ? r->hitb.med : NAN, probe_rd[2].med);
         cell_ratio(q[1], 32, r->missb.valid ? r->missb.med : NAN, probe_rd[2].med);
         cell_ratio(q[2], 32, r->insb.valid ? r->insb.med : NAN, probe_rmw[2].med);
-        cell_ratio(q[3], 32, lib, qmean(r, true));
-        cell_ratio(q[4], 32, set, qmean(r, true));
+        const bool peer = !strcmp(r->impl, "XXH3 alone"); /* a reference, not a filter */
+        cell_ratio(q[3], 32, lib, peer ? NAN : qmean(r, true));
+        cell_ratio(q[4], 32, set, peer ? NAN : qmean(r, true));
         if (r->fpr >= 0)
             snprintf(fpr, sizeof fpr, "%.3f", 100 * r->fpr);
         else
@@ -423,15 +451,18 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: bench_filters [--sizes 16,20,24,27] [--keys u64,url] [--reps 5] [--sample 2^22]\n"
+            "usage: bench_filters [--sizes 16,20,24,27] [--keys u64,url] [--reps 5] [--sample 2^21]\n"
             "         [--bits-per-key 10] [--dist 64] [--layouts blocked,sbbf,...] [--kernels ...]\n"
-            "         [--no-libbloom] [--no-hashset] [--hashset-max-gib 6] [--csv FILE] [--quick]\n"
-            "Sizes are powers of two. Every size is timed over min(n, sample) keys per repetition.\n");
+            "         [--no-libbloom] [--no-hashset] [--hashset-max-gib 6] [--clock cpu|wall]\n"
+            "         [--all-kernels] [--csv FILE] [--quick]\n"
+            "Sizes are powers of two. Every size is timed over min(n, sample) keys per repetition.\n"
+            "Single-key calls do not go through the kernels: above 2^20 keys they are timed with\n"
+            "the first (best) kernel only, and counting/scalable use it only, unless --all-kernels.\n");
 }
 
 int main(int argc, char **argv)
 {
-    config cfg = {5, 1u << 22, 10, 64, NULL, NULL, true, true, 6};
+    config cfg = {5, 1u << 21, 10, 64, NULL, NULL, true, true, 6, false};
     uint64_t sizes[16] = {1u << 16, 1u << 20, 1u << 24, 1u << 27};
     int nsizes = 4;
     const char *kinds = "u64,url";
@@ -444,6 +475,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--no-libbloom")) {
             cfg.libbloom = false;
+            continue;
+        }
+        if (!strcmp(a, "--all-kernels")) {
+            cfg.all_kernels = true;
             continue;
         }
         if (!strcmp(a, "--no-hashset")) {
@@ -473,6 +508,8 @@ int main(int argc, char **argv)
             cfg.kernels = v;
         else if (!strcmp(a, "--hashset-max-gib"))
             cfg.hashset_max_gib = atof(v);
+        else if (!strcmp(a, "--clock") && bb_set_clock(v))
+            continue;
         else if (!strcmp(a, "--csv"))
             csv_path = v;
         else {
@@ -514,8 +551,9 @@ int main(int argc, char **argv)
 
     int cpu = bb_pin_thread(-1);
     bb_print_machine(stdout);
-    printf("# pinned to cpu %d; %d repetitions per cell; %.3g bits/key; prefetch window D = %u\n",
-           cpu, cfg.reps, cfg.bpk, cfg.dist);
+    printf("# pinned to cpu %d; %d repetitions per cell, timed with %s; %.3g bits/key; "
+           "prefetch window D = %u\n",
+           cpu, cfg.reps, bb_clock_name(), cfg.bpk, cfg.dist);
 #ifndef BB_HAVE_LIBBLOOM
     printf("# libbloom not found at build time: its rows are missing\n");
 #endif
@@ -567,12 +605,18 @@ int main(int argc, char **argv)
 #endif
             if (cfg.hashset && bench_hashset(&rows[nrows], &cfg, &ks, n, &chunk, ubuf))
                 nrows++;
+            if (ks.url)
+                bench_hash_only(&rows[nrows++], &cfg, &ks);
             for (int li = 0; li < nlay; li++) {
+                const bl_layout lay = layouts[li];
                 for (int ki = 0; ki < nkern && nrows < MAX_ROWS; ki++) {
-                    if (bench_bloomline(&rows[nrows], &cfg, &ks, n, layouts[li], kernels[ki], ubuf,
+                    const bool single = ki == 0 || cfg.all_kernels || n <= (1u << 20);
+                    if (bench_bloomline(&rows[nrows], &cfg, &ks, n, lay, kernels[ki], single, ubuf,
                                         &chunk, res))
                         nrows++;
-                    if (layouts[li] == BL_LAYOUT_CLASSIC) /* no kernel-specific code: once */
+                    if (lay == BL_LAYOUT_CLASSIC) /* no kernel-specific code: once */
+                        break;
+                    if ((lay == BL_LAYOUT_COUNTING || lay == BL_LAYOUT_SCALABLE) && !cfg.all_kernels)
                         break;
                 }
             }
@@ -591,5 +635,5 @@ int main(int argc, char **argv)
     free(ubuf);
     if (csv)
         fclose(csv);
-    return 0;
+    return wrong ? 1 : 0;
 }

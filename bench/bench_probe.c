@@ -9,7 +9,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_probe [--sizes 16,20,24,27] [--bits-per-key 10] [--dist 64[,..]]\n"
-                    "                   [--reps 5] [--sample 2^22] [--csv FILE] [--quick]\n"
+                    "                   [--reps 5] [--sample 2^22] [--clock cpu|wall] [--csv FILE] [--quick]\n"
                     "Buffers are sized like a filter of 2^s keys at the given bits per key.\n");
 }
 
@@ -45,6 +45,8 @@ int main(int argc, char **argv)
             bpk = atof(v);
         else if (!strcmp(a, "--sample"))
             sample = bb_parse_count(v);
+        else if (!strcmp(a, "--clock") && bb_set_clock(v))
+            continue;
         else if (!strcmp(a, "--csv"))
             csv_path = v;
         else {
@@ -58,7 +60,8 @@ int main(int argc, char **argv)
     }
     int cpu = bb_pin_thread(-1);
     bb_print_machine(stdout);
-    printf("# pinned to cpu %d; %d reps, median (min) ns per key\n\n", cpu, reps);
+    printf("# pinned to cpu %d; %d reps timed with %s, median (min) ns per key\n\n", cpu, reps,
+           bb_clock_name());
     FILE *csv = bb_csv_open(csv_path, "n,bytes,mode,dist,read_med,read_min,rmw_med,rmw_min");
     printf("| keys | buffer | mode | D | read ns/key | read-modify-write ns/key |\n");
     printf("|---:|---:|---|---:|---:|---:|\n");

@@ -96,9 +96,10 @@ static double phase(shared *sh, worker *ws, int threads, bool probe)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_scale [--keys 1e9] [--fpp 1e-4] [--threads N] [--no-pin]\n"
-                    "                   [--csv FILE]\n"
+                    "                   [--plain] [--csv FILE]\n"
                     "Builds a blocked filter (BL_FLAG_CONCURRENT) from N generated URLs, then\n"
-                    "probes N others, half of them present.\n");
+                    "probes N others, half of them present. --plain: no BL_FLAG_CONCURRENT, one building\n"
+                    "thread (for comparison).\n");
 }
 
 int main(int argc, char **argv)
@@ -106,12 +107,16 @@ int main(int argc, char **argv)
     uint64_t n = 1000000000u;
     double fpp = 1e-4;
     int threads = bb_ncores();
-    bool pin = true;
+    bool pin = true, plain = false;
     const char *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--no-pin")) {
             pin = false;
+            continue;
+        }
+        if (!strcmp(a, "--plain")) { /* for analysis: non-atomic adds, one building thread */
+            plain = true;
             continue;
         }
         if (v == NULL) {
@@ -142,7 +147,7 @@ int main(int argc, char **argv)
     p.layout = BL_LAYOUT_BLOCKED;
     p.expected_keys = n;
     p.fpp = fpp;
-    p.flags = BL_FLAG_CONCURRENT;
+    p.flags = plain ? 0 : BL_FLAG_CONCURRENT;
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.n = n;
@@ -154,9 +159,9 @@ int main(int argc, char **argv)
     bl_info info;
     bl_get_info(sh.f, &info);
     printf("# %llu keys, p = %g: blocked filter of %.3f GB (%.2f bits/key, k = %u), %d threads, "
-           "kernel %s\n",
+           "kernel %s, %s adds\n",
            (unsigned long long)n, fpp, info.bytes / 1e9, (double)info.bits / (double)n, info.k,
-           threads, info.kernel);
+           threads, info.kernel, plain ? "plain single-thread" : "BL_FLAG_CONCURRENT");
     worker ws[256];
     int ncpu = bb_ncores();
     for (int t = 0; t < threads; t++) {
@@ -170,7 +175,7 @@ int main(int argc, char **argv)
     }
     /* The build includes the payload's first-touch page faults: a real build pays them too. */
     fprintf(stderr, "bench_scale: building...\n");
-    double tb = phase(&sh, ws, threads, false);
+    double tb = phase(&sh, ws, plain ? 1 : threads, false);
     fprintf(stderr, "bench_scale: probing...\n");
     double tp = phase(&sh, ws, threads, true);
     size_t rss = bb_peak_rss();

@@ -86,30 +86,39 @@ echo "bench/cli.sh: $lines keys (${key_mb} MB) and $lines query lines (half pres
 filter="$work/urls.bl"
 run bloomline build /dev/null "$bl" build -q -o "$filter" -p 0.01 -t "$threads" "$keys"
 run bloomline query "$work/bl.out" "$bl" query -q -t "$threads" "$filter" "$queries"
-run awk build+query "$work/awk.out" awk 'NR==FNR{a[$0];next} $0 in a' "$keys" "$queries"
+awk_prog='NR==FNR{a[$0];next} $0 in a'
+run awk build+query "$work/awk.out" awk "$awk_prog" "$keys" "$queries"
+# Debian's default awk is mawk; gawk (package gawk) is the other common one, so it runs too.
+if command -v gawk >/dev/null && [ "$(readlink -f "$(command -v awk)")" != "$(readlink -f "$(command -v gawk)")" ]; then
+    run gawk build+query "$work/gawk.out" gawk "$awk_prog" "$keys" "$queries"
+fi
 # grep -F with 10^7 patterns can need many GB: bounded in memory and time so it cannot take
 # the machine down; a bound hit is reported as such.
 run "grep -F -x -f" build+query "$work/grep.out" \
     bash -c "ulimit -v $((grep_mem_gib * 1024 * 1024)); exec timeout $grep_timeout grep -F -x -f '$keys' '$queries'"
 
-awk -F, -v lines="$lines" -v threads="$threads" -v expect="$expect" -v gto="$grep_timeout" -v gmem="$grep_mem_gib" \
+awk -F, -v lines="$lines" -v threads="$threads" -v when="$(date -u '+%Y-%m-%d %H:%M UTC')" -v expect="$expect" -v gto="$grep_timeout" -v gmem="$grep_mem_gib" \
     -v awkbin="$(readlink -f "$(command -v awk)")" '
 NR == 1 { next }
 { tool[NR] = $1; phase[NR] = $2; sec[NR] = $4; rate[NR] = $5; rss[NR] = $6; rc[NR] = $7; sel[NR] = $8; n = NR
   if ($1 == "bloomline") { blsec += $4; if ($6 > blrss) blrss = $6 }
-  if ($1 == "awk") { awksec = $4; awkrss = $6 } }
+  if ($1 == "awk") { awksec = $4; awkrss = $6 }
+  if ($1 == "gawk") { gawksec = $4; gawkrss = $6 } }
 END {
+  printf "Run %s by `bench/cli.sh --lines %d`. ", when, lines
   printf "%d keys and %d query lines (~50-byte URLs, half of the queries present; %d expected matches), warm page cache, `bloomline` with -t %s.\n\n", lines, lines, expect, threads
   print "| tool | phase | seconds | lines/s | peak RSS MiB | exit | lines selected | note |"
   print "|---|---|---:|---:|---:|---:|---:|---|"
   for (i = 2; i <= n; i++) {
     note = ""
-    if (tool[i] ~ /^grep/ && rc[i] == 124) note = "killed at the " gto " s bound"
+    if (tool[i] ~ /^grep/ && rc[i] == 124) note = "killed at the " gto " s bound (RSS then)"
     else if (tool[i] ~ /^grep/ && rc[i] != 0 && rc[i] != 1) note = "failed (memory bound " gmem " GiB?)"
     if (tool[i] == "awk") note = awkbin
     printf "| %s | %s | %.2f | %.2fM | %.0f | %s | %s | %s |\n", tool[i], phase[i], sec[i], rate[i] / 1e6, rss[i] / 1024, rc[i], sel[i], note
   }
   if (blsec > 0 && blrss > 0 && awksec > 0)
-    printf "\nbloomline build + query: %.2f s, peak %.0f MiB; awk: %.2f s, peak %.0f MiB: **%.1fx faster, %.1fx less memory**.\n", blsec, blrss / 1024, awksec, awkrss / 1024, awksec / blsec, awkrss / blrss
+    printf "\nbloomline build + query: %.2f s, peak %.0f MiB; awk (%s): %.2f s, peak %.0f MiB: **%.1fx faster, %.1fx less memory**.\n", blsec, blrss / 1024, awkbin, awksec, awkrss / 1024, awksec / blsec, awkrss / blrss
+  if (blsec > 0 && blrss > 0 && gawksec > 0)
+    printf "Against gawk: %.2f s, peak %.0f MiB: **%.1fx faster, %.1fx less memory**.\n", gawksec, gawkrss / 1024, gawksec / blsec, gawkrss / blrss
 }' "$csv" > "$md"
 cat "$md"

@@ -37,7 +37,7 @@ static void atomic_step(uint8_t *line, uint32_t c, int delta)
         if (v == BL_COUNTER_MAX || (delta < 0 && v == 0))
             return;
         const uint32_t upd = delta > 0 ? old + (1u << shift) : old - (1u << shift);
-        if (__atomic_compare_exchange_n(w, &old, upd, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(w, &old, upd, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
             return;
     }
 }

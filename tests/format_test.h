@@ -192,6 +192,52 @@ static inline bl_status ft_golden_build(const ft_golden *g, bl_filter **out)
 /* ---- Assertions (cmocka tests only) ------------------------------------------------------------ */
 #ifdef assert_int_equal
 
+/* A filter of `layout` holding keys [0, n) of `stream`, sized for n at 1%. Chains come from
+ * bl_create, or assembled by hand (3 tiny stages, for n up to ~1000) with manual_chain. */
+static inline bl_filter *ft_make_filled(bl_layout layout, uint64_t stream, uint64_t n,
+                                        bool manual_chain)
+{
+    bl_filter *f = NULL;
+    if (layout == BL_LAYOUT_SCALABLE && manual_chain) {
+        static const uint64_t lines[3] = {4, 8, 16};
+        static const unsigned ks[3] = {6, 7, 8};
+        assert_int_equal(ft_manual_scalable(&f, 3, lines, ks, stream * 0x9E3779B97F4A7C15ULL,
+                                            2.0, 0.5),
+                         BL_OK);
+        for (uint64_t i = 0; i < n; i++)
+            ft_scalable_add(f, stream, i, n);
+        return f;
+    }
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = layout;
+    p.expected_keys = layout == BL_LAYOUT_SCALABLE ? n / 8 + 1 : n + 1; /* chains must grow */
+    p.fpp = 0.01;
+    p.seed = layout == BL_LAYOUT_SBBF ? 0 : stream * 0x9E3779B97F4A7C15ULL;
+    assert_int_equal(bl_create(&f, &p), BL_OK);
+    for (uint64_t i = 0; i < n; i++)
+        assert_int_equal(ft_add_key(f, stream, i), BL_OK);
+    return f;
+}
+
+/* A whole file, or NULL if it cannot be opened. */
+static inline uint8_t *ft_read_file(const char *path, size_t *len)
+{
+    *len = 0;
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    fclose(fp);
+    *len = (size_t)n;
+    return buf;
+}
+
 /* Same identity, counts, design parameters and payload bytes, stage by stage. */
 static inline void ft_assert_same(const bl_filter *a, const bl_filter *b)
 {
@@ -219,7 +265,21 @@ static inline void ft_assert_same(const bl_filter *a, const bl_filter *b)
     assert_memory_equal(a->data, b->data, a->nbytes);
 }
 
-/* Both filters answer keys [0, n) of a stream and n negatives alike; the keys added are found. */
+/* Both filters answer `count` keys of a stream that was never added alike, and not all yes (a
+ * filter of all ones would agree with anything). */
+static inline void ft_assert_same_negatives(const bl_filter *a, const bl_filter *b,
+                                            uint64_t stream, uint64_t count)
+{
+    uint64_t hits = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        bool x = ft_has_key(a, stream, i);
+        assert_int_equal(x, ft_has_key(b, stream, i));
+        hits += x;
+    }
+    assert_true(hits < count);
+}
+
+/* Both filters find keys [0, n) of a stream and answer 4n + 1000 other keys alike. */
 static inline void ft_assert_same_answers(const bl_filter *a, const bl_filter *b, uint64_t stream,
                                           uint64_t n)
 {
@@ -227,14 +287,7 @@ static inline void ft_assert_same_answers(const bl_filter *a, const bl_filter *b
         assert_true(ft_has_key(a, stream, i));
         assert_true(ft_has_key(b, stream, i));
     }
-    uint64_t hits = 0;
-    for (uint64_t i = 0; i < 4 * n + 1000; i++) {
-        bool x = ft_has_key(a, stream + 1000, i);
-        assert_int_equal(x, ft_has_key(b, stream + 1000, i));
-        hits += x;
-    }
-    /* Not everything answers yes (a filter of all ones would pass the loop above). */
-    assert_true(hits < 4 * n + 1000);
+    ft_assert_same_negatives(a, b, stream + 1000, 4 * n + 1000);
 }
 
 #endif

@@ -9,3 +9,9 @@ add_test(NAME interop_guava
     $<TARGET_FILE:guava_interop_tool> ${CMAKE_CURRENT_SOURCE_DIR}/interop
     ${CMAKE_CURRENT_BINARY_DIR}/interop_guava)
 set_tests_properties(interop_guava PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Cross builds (cmake/aarch64-linux-gnu.cmake): the script runs the C helper through the emulator.
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " _bl_interop_emulator)
+  set_tests_properties(interop_guava PROPERTIES
+    ENVIRONMENT "BLOOMLINE_TOOL_EMULATOR=${_bl_interop_emulator}")
+endif()

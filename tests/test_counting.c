@@ -3,6 +3,7 @@
  * identical counters on every kernel, no false negatives, measured rate, merges, freeze. */
 #include <math.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include "../src/internal.h"
 #include "test_util.h"
@@ -90,6 +91,21 @@ static bl_filter *make_counting(uint64_t nlines, unsigned k, uint64_t seed, cons
     if (st != BL_OK)
         fail_msg("create counting %llu lines k=%u on %s: %s", (unsigned long long)nlines, k,
                  kernel ? kernel : "auto", bl_strerror(st));
+    return f;
+}
+
+/* A counting filter sized for (n, p) with a chosen seed and kernel. */
+static bl_filter *make_sized(uint64_t n, double fpp, uint64_t seed, const char *kernel)
+{
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = BL_LAYOUT_COUNTING;
+    p.expected_keys = n;
+    p.fpp = fpp;
+    p.seed = seed;
+    p.kernel = kernel;
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create(&f, &p), BL_OK);
     return f;
 }
 
@@ -415,15 +431,7 @@ static void test_freeze(void **state)
     uint64_t *keys = malloc(Q * sizeof *keys);
     uint8_t *r1 = malloc(Q), *r2 = malloc(Q);
     for (size_t ki = 0; ki < nk; ki++) {
-        bl_params p;
-        bl_params_init(&p);
-        p.layout = BL_LAYOUT_COUNTING;
-        p.expected_keys = N;
-        p.fpp = 0.02;
-        p.seed = tu_next(&s);
-        p.kernel = kernels[ki];
-        bl_filter *f = NULL, *z = NULL;
-        assert_int_equal(bl_create(&f, &p), BL_OK);
+        bl_filter *f = make_sized(N, 0.02, tu_next(&s), kernels[ki]), *z = NULL;
         for (size_t i = 0; i < N; i++)
             keys[i] = tu_next(&s);
         assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
@@ -590,6 +598,91 @@ static void test_clone_clear(void **state)
     bl_free(c);
 }
 
+/* Flip one byte of a file in place. */
+static void flip_byte(const char *path, long off)
+{
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+    int c = fgetc(fp);
+    assert_true(c != EOF);
+    assert_int_equal(fseek(fp, off, SEEK_SET), 0);
+    fputc(c ^ 0x10, fp);
+    fclose(fp);
+}
+
+/* Save, load and map through the native format: counters, counts and answers survive; the
+ * loaded filter still removes; the mapped one answers but refuses changes; corrupt and
+ * truncated files are rejected. */
+static void test_file_roundtrip(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("counting file round trip");
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/bl_test_counting_%d.bl", (int)getpid());
+    enum { N = 5000, Q = 20000 };
+    static uint64_t keys[Q];
+    static uint8_t r1[Q], r2[Q];
+    for (size_t i = 0; i < Q; i++)
+        keys[i] = tu_next(&s);
+    bl_filter *f = make_sized(N, 0.01, tu_next(&s), NULL), *g = NULL, *m = NULL;
+    assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
+    assert_int_equal(bl_add_u64_batch(f, keys, 40), BL_OK); /* some counters above 1 */
+    assert_int_equal(bl_remove_u64_batch(f, keys + N / 2, N / 4, NULL), BL_OK);
+    assert_int_equal(bl_save(f, path), BL_OK);
+    assert_int_equal(bl_load(&g, path), BL_OK);
+    assert_true(bl_same_identity(f, g));
+    assert_int_equal(g->layout, BL_LAYOUT_COUNTING);
+    assert_int_equal(g->nbytes, f->nbytes);
+    assert_memory_equal(g->data, f->data, f->nbytes);
+    bl_info fi, gi;
+    assert_int_equal(bl_get_info(f, &fi), BL_OK);
+    assert_int_equal(bl_get_info(g, &gi), BL_OK);
+    assert_int_equal(gi.keys_added, fi.keys_added);
+    assert_int_equal(gi.design_keys, fi.design_keys);
+    assert_true(gi.design_fpp == fi.design_fpp);
+    assert_int_equal(bl_contains_u64_batch(f, keys, Q, r1), bl_contains_u64_batch(g, keys, Q, r2));
+    assert_memory_equal(r1, r2, Q);
+    /* The loaded filter is a working counting filter: the same removes give the same bytes. */
+    assert_int_equal(bl_remove_u64_batch(f, keys, 40, NULL), BL_OK);
+    assert_int_equal(bl_remove_u64_batch(g, keys, 40, NULL), BL_OK);
+    assert_int_equal(bl_remove_u64(g, keys[N + 1]) == BL_OK, bl_remove_u64(f, keys[N + 1]) == BL_OK);
+    assert_memory_equal(g->data, f->data, f->nbytes);
+    assert_int_equal(bl_map(&m, path), BL_OK);
+    assert_int_equal(bl_verify(m), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(m, keys, Q, r2), bl_contains_u64_batch(g, keys, Q, r1));
+    assert_memory_equal(r1, r2, Q);
+    assert_int_equal(m->layout, BL_LAYOUT_COUNTING);
+    assert_int_equal(bl_remove_u64(m, keys[0]), BL_E_READ_ONLY);
+    assert_int_equal(bl_add_u64(m, keys[0]), BL_E_READ_ONLY);
+    bl_filter *z = NULL;
+    assert_int_equal(bl_freeze(&z, m), BL_OK); /* freezing reads only */
+    assert_int_equal(bl_contains_u64_batch(z, keys, Q, r1), bl_contains_u64_batch(m, keys, Q, r2));
+    assert_memory_equal(r1, r2, Q);
+    bl_free(z);
+    bl_free(m);
+    /* Corruption anywhere is caught by the checksums; truncation by the sizes. */
+    for (int t = 0; t < 2; t++) {
+        assert_int_equal(bl_save(f, path), BL_OK);
+        FILE *fp = fopen(path, "rb");
+        assert_non_null(fp);
+        fseek(fp, 0, SEEK_END);
+        const long size = ftell(fp);
+        fclose(fp);
+        if (t == 0) {
+            flip_byte(path, size - 7); /* a counter in the payload */
+        } else {
+            assert_int_equal(truncate(path, size - 64), 0);
+        }
+        bl_filter *bad = (bl_filter *)1;
+        assert_true(bl_load(&bad, path) != BL_OK);
+        assert_null(bad);
+    }
+    bl_free(f);
+    bl_free(g);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,7 +690,7 @@ int main(void)
         cmocka_unit_test(test_not_present),     cmocka_unit_test(test_fpp),
         cmocka_unit_test(test_union_intersection), cmocka_unit_test(test_freeze),
         cmocka_unit_test(test_concurrent),      cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_clone_clear),
+        cmocka_unit_test(test_clone_clear),      cmocka_unit_test(test_file_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

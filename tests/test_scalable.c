@@ -2,6 +2,7 @@
 /* Scalable layout: growth and stage sizing, no false negatives on every kernel, the rate stays
  * under target at 10-50x the first capacity, union, clone/clear, chains rebuilt from fields. */
 #include <math.h>
+#include <unistd.h>
 
 #include "../src/internal.h"
 #include "test_util.h"
@@ -379,6 +380,91 @@ static void test_rebuilt_from_fields(void **state)
     bl_free(r);
 }
 
+/* One file holds the whole chain: loaded, it answers like the original and keeps growing the
+ * same way; mapped, it answers and refuses adds; any corrupt byte or missing tail is rejected. */
+static void test_file_roundtrip(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("scalable file round trip");
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/bl_test_scalable_%d.bl", (int)getpid());
+    enum { N = 30000, Q = 60000 };
+    static uint64_t keys[Q];
+    static uint8_t r1[Q], r2[Q];
+    for (size_t i = 0; i < Q; i++)
+        keys[i] = tu_next(&s);
+    bl_filter *f = make_scalable(1000, 0.01, 2, 0.5, tu_next(&s), NULL), *g = NULL, *m = NULL;
+    assert_int_equal(bl_add_u64_batch(f, keys, N / 2), BL_OK);
+    assert_int_equal(bl_save(f, path), BL_OK);
+    assert_int_equal(bl_load(&g, path), BL_OK);
+    assert_true(bl_same_identity(f, g));
+    bl_info fi, gi;
+    assert_int_equal(bl_get_info(f, &fi), BL_OK);
+    assert_int_equal(bl_get_info(g, &gi), BL_OK);
+    assert_int_equal(gi.stages, fi.stages);
+    assert_true(fi.stages >= 4);
+    assert_int_equal(gi.keys_added, fi.keys_added);
+    assert_int_equal(gi.bits, fi.bits);
+    assert_int_equal(gi.seed, fi.seed);
+    assert_true(gi.design_fpp == fi.design_fpp);
+    assert_int_equal(gi.design_keys, fi.design_keys);
+    assert_int_equal(bl_contains_u64_batch(f, keys, Q, r1), bl_contains_u64_batch(g, keys, Q, r2));
+    assert_memory_equal(r1, r2, Q);
+    /* Both keep growing identically. */
+    assert_int_equal(bl_add_u64_batch(f, keys + N / 2, N - N / 2), BL_OK);
+    assert_int_equal(bl_add_u64_batch(g, keys + N / 2, N - N / 2), BL_OK);
+    assert_int_equal(g->nstages, f->nstages);
+    for (size_t i = 0; i < f->nstages; i++) {
+        assert_true(bl_same_identity(f->stages[i], g->stages[i]));
+        assert_int_equal(f->stages[i]->keys_added, g->stages[i]->keys_added);
+        assert_memory_equal(f->stages[i]->data, g->stages[i]->data, f->stages[i]->nbytes);
+    }
+    assert_int_equal(bl_contains_u64_batch(g, keys, N, NULL), N);
+    /* Mapped: answers, refuses adds (a chain cannot grow inside a read-only file). */
+    assert_int_equal(bl_save(f, path), BL_OK);
+    assert_int_equal(bl_map(&m, path), BL_OK);
+    assert_int_equal(bl_verify(m), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(m, keys, Q, r2), bl_contains_u64_batch(f, keys, Q, r1));
+    assert_memory_equal(r1, r2, Q);
+    assert_int_equal(bl_add_u64(m, 1), BL_E_READ_ONLY);
+    assert_int_equal(bl_add_u64_batch(m, keys, 3), BL_E_READ_ONLY);
+    bl_info mi;
+    assert_int_equal(bl_get_info(m, &mi), BL_OK);
+    assert_true(mi.mapped);
+    assert_int_equal(mi.stages, f->nstages);
+    bl_filter *c = NULL; /* a clone of a mapped chain is an ordinary, growing one */
+    assert_int_equal(bl_clone(&c, m), BL_OK);
+    assert_int_equal(bl_add_u64(c, 1), BL_OK);
+    bl_free(c);
+    bl_free(m);
+    /* Serialized buffers: every single corrupt byte of a small chain is rejected. */
+    bl_filter *small = make_scalable(20, 0.05, 2, 0.5, 1, NULL);
+    assert_int_equal(bl_add_u64_batch(small, keys, 100), BL_OK);
+    size_t len = 0, written = 0;
+    assert_int_equal(bl_serialized_size(small, &len), BL_OK);
+    uint8_t *buf = malloc(len);
+    assert_int_equal(bl_serialize(small, buf, len, &written), BL_OK);
+    bl_filter *d = NULL;
+    assert_int_equal(bl_deserialize(&d, buf, len), BL_OK);
+    assert_int_equal(bl_contains_u64_batch(d, keys, 100, NULL), 100);
+    bl_free(d);
+    for (size_t off = 0; off < len; off++) {
+        buf[off] ^= 0x01;
+        d = (bl_filter *)1;
+        if (bl_deserialize(&d, buf, len) == BL_OK)
+            fail_msg("corrupt byte %zu of %zu accepted", off, len);
+        assert_null(d);
+        buf[off] ^= 0x01;
+    }
+    for (size_t cut = 0; cut < len; cut += 7)
+        assert_true(bl_deserialize(&d, buf, cut) != BL_OK);
+    free(buf);
+    bl_free(small);
+    bl_free(f);
+    bl_free(g);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_union),
         cmocka_unit_test(test_clone_clear),
         cmocka_unit_test(test_rebuilt_from_fields),
+        cmocka_unit_test(test_file_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,21 +92,17 @@ BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, __m256i mu
     return _mm256_andnot_si256(word, bit);
 }
 
-BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, uint64_t h)
-{
-    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
-}
-
 /* One loop body for both probe counts; `two` is a compile-time constant after inlining. */
 BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const uint64_t *h,
                                    size_t n, size_t avail, uint8_t *res, __m256i m0, __m256i m1,
                                    bool two)
 {
+    bl_window win;
+    bl_window_start(&win, data, nlines, h, avail, false);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        const __m256i *line = (const __m256i *)(const void *)blocked_line_ptr(data, nlines, h[i]);
+        const __m256i *line =
+            (const __m256i *)(const void *)bl_window_next(&win, data, nlines, h, i, avail, false);
         const __m256i lo = _mm256_load_si256(line), hi = _mm256_load_si256(line + 1);
         const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h[i]);
         __m256i miss = blocked_missing(lo, hi, hv, m0);
@@ -120,8 +116,8 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
     return hits;
 }
 
-size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k,
-                                const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                            size_t n, size_t avail, uint8_t *res)
 {
     const __m256i m0 = blocked_muls(k, 0), m1 = blocked_muls(k, 8);
     if (k <= 8)
@@ -129,16 +125,16 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k,
     return blocked_test_loop(data, nlines, h, n, avail, res, m0, m1, true);
 }
 
-void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                             size_t n, size_t avail)
+void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                         size_t avail)
 {
-    /* Setting bits is a read-modify-write of k words that may repeat; scalar stores are as fast
-     * as any vector scatter-OR here (measured), so only the prefetch window differs. */
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        bl_blocked_add_one(data, nlines, k, h[i]);
-    }
+    /* Setting bits is a read-modify-write of k words that may repeat; scalar ORs were as fast
+     * as vector ones here, so the vector work is in the shared window only. */
+    bl_window win;
+    bl_window_start(&win, data, nlines, h, avail, true);
+    for (size_t i = 0; i < n; i++)
+        bl_line_add((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true), k,
+                    h[i]);
 }
 
 /* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */

@@ -15,4 +15,60 @@ void bl_sbbf_add_avx2(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t
 size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                          size_t avail, uint8_t *res);
 
+/* The rolling prefetch window of the blocked layout. A key's line address costs a 64x64->128
+ * multiply; each is computed once, when the key enters the window (and its line is prefetched),
+ * kept in a ring of BL_PREFETCH_DISTANCE slots, and reused when the key is probed. */
+typedef struct bl_window {
+    const uint8_t *line[BL_PREFETCH_DISTANCE];
+} bl_window;
+
+static inline __attribute__((always_inline)) const uint8_t *
+bl_window_addr(const uint8_t *data, uint64_t nlines, uint64_t h)
+{
+    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+}
+
+/* Enter keys [0, min(D, avail)). `write`: prefetch with intent to modify (adds). */
+static inline __attribute__((always_inline)) void
+bl_window_start(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h,
+                size_t avail, bool write)
+{
+    const size_t m = avail < BL_PREFETCH_DISTANCE ? avail : BL_PREFETCH_DISTANCE;
+    for (size_t i = 0; i < m; i++) {
+        w->line[i] = bl_window_addr(data, nlines, h[i]);
+        if (write)
+            BL_PREFETCH_W(w->line[i]);
+        else
+            BL_PREFETCH_R(w->line[i]);
+    }
+}
+
+/* The line of key i (which must be the next key in order); key i + D enters the window. */
+static inline __attribute__((always_inline)) const uint8_t *
+bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h, size_t i,
+               size_t avail, bool write)
+{
+    const size_t slot = i % BL_PREFETCH_DISTANCE;
+    const uint8_t *line = w->line[slot];
+    if (i + BL_PREFETCH_DISTANCE < avail) {
+        const uint8_t *ahead = bl_window_addr(data, nlines, h[i + BL_PREFETCH_DISTANCE]);
+        if (write)
+            BL_PREFETCH_W(ahead);
+        else
+            BL_PREFETCH_R(ahead);
+        w->line[slot] = ahead;
+    }
+    return line;
+}
+
+/* Set key h's k bits in its line (the specification's bl_blocked_add_one, line given). */
+static inline __attribute__((always_inline)) void bl_line_add(uint8_t *line, unsigned k, uint64_t h)
+{
+    uint32_t *words = (uint32_t *)(void *)line;
+    for (unsigned i = 0; i < k; i++) {
+        const uint32_t pos = bl_blocked_pos(h, i);
+        words[pos >> 5] |= 1u << (pos & 31);
+    }
+}
+
 #endif

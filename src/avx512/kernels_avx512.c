@@ -52,33 +52,75 @@ static void hash_u64_xxh64_avx512(const uint64_t *keys, size_t n, uint64_t seed,
         out[i] = bl_xxh64_u64(keys[i], seed);
 }
 
-/* ---- Blocked layout: the line is one zmm ------------------------------------------------------ */
+/* ---- Blocked layout: a line is one zmm ------------------------------------------------------- */
 
-BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, uint64_t h)
+/* x = (uint32)h * mul: word = x >> 28, bit = (x >> 23) & 31; returns the lanes whose bit the
+ * line (as `word`, already gathered) lacks. */
+BL_INLINE __mmask16 blocked_missing(__m512i x, __m512i word)
 {
-    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+    const __m512i sh = _mm512_and_si512(_mm512_srli_epi32(x, 23), _mm512_set1_epi32(31));
+    const __m512i bit = _mm512_sllv_epi32(_mm512_set1_epi32(1), sh);
+    return _mm512_test_epi32_mask(bit, _mm512_andnot_si512(word, bit));
 }
 
-/* x = (uint32)h * mul: word = x >> 28 (vpermd reads exactly those 4 bits), bit = (x >> 23) & 31.
- * Lanes past k are masked off. Returns true when every probed bit is set. */
+/* k <= 8: two keys per zmm, 8 probes each (lanes past k repeat probe 0, which the key sets
+ * anyway). vpermt2d picks words from both lines at once: index bit 4 selects key b's line. */
+static size_t blocked_test_pairs(const uint8_t *data, uint64_t nlines, unsigned k,
+                                 const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+{
+    uint32_t m[16];
+    for (unsigned i = 0; i < 16; i++)
+        m[i] = (i & 7) < k ? bl_blocked_mul[i & 7] : bl_blocked_mul[0];
+    const __m512i mul = _mm512_loadu_si512(m);
+    const __m512i line_b = _mm512_set_epi32(16, 16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0);
+    /* (uint32)h[i] to lanes 0..7 and (uint32)h[i + 1] to lanes 8..15 */
+    const __m512i spread = _mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0);
+    bl_window win;
+    bl_window_start(&win, data, nlines, h, avail, false);
+    size_t hits = 0, i = 0;
+    for (; i + 2 <= n; i += 2) {
+        const __m512i la = _mm512_load_si512(bl_window_next(&win, data, nlines, h, i, avail, false));
+        const __m512i lb = _mm512_load_si512(bl_window_next(&win, data, nlines, h, i + 1, avail, false));
+        const __m512i hv =
+            _mm512_permutexvar_epi32(spread, _mm512_castsi128_si512(_mm_loadu_si128((const void *)(h + i))));
+        const __m512i x = _mm512_mullo_epi32(hv, mul);
+        const __m512i idx = _mm512_or_si512(_mm512_srli_epi32(x, 28), line_b);
+        const unsigned miss = blocked_missing(x, _mm512_permutex2var_epi32(la, idx, lb));
+        const int ra = (miss & 0xff) == 0, rb = (miss >> 8) == 0;
+        hits += (size_t)(ra + rb);
+        if (res) {
+            res[i] = (uint8_t)ra;
+            res[i + 1] = (uint8_t)rb;
+        }
+    }
+    if (i < n) { /* the odd last key */
+        const __m512i la = _mm512_load_si512(bl_window_next(&win, data, nlines, h, i, avail, false));
+        const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h[i]), mul);
+        const unsigned miss = blocked_missing(x, _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), la));
+        const int r = (miss & 0xff) == 0;
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+/* k > 8: one key per zmm, its 16 lanes masked to k; vpermd reads exactly the 4 index bits. */
 static size_t blocked_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
                                   const uint64_t *h, size_t n, size_t avail, uint8_t *res)
 {
+    if (k <= 8)
+        return blocked_test_pairs(data, nlines, k, h, n, avail, res);
     const __m512i mul = _mm512_loadu_si512(bl_blocked_mul);
-    const __mmask16 active = (__mmask16)((1u << k) - 1);
-    const __m512i one = _mm512_set1_epi32(1), m31 = _mm512_set1_epi32(31);
+    const unsigned active = (1u << k) - 1;
+    bl_window win;
+    bl_window_start(&win, data, nlines, h, avail, false);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        const __m512i line = _mm512_load_si512(blocked_line_ptr(data, nlines, h[i]));
+        const __m512i line = _mm512_load_si512(bl_window_next(&win, data, nlines, h, i, avail, false));
         const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h[i]), mul);
-        const __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), line);
-        const __m512i bit =
-            _mm512_sllv_epi32(one, _mm512_and_si512(_mm512_srli_epi32(x, 23), m31));
-        /* lanes whose bit is absent: (bit & ~word) != 0 */
-        const __mmask16 miss = _mm512_mask_test_epi32_mask(active, bit, _mm512_andnot_si512(word, bit));
-        const int r = miss == 0;
+        const unsigned miss = blocked_missing(x, _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), line));
+        const int r = (miss & active) == 0;
         hits += (size_t)r;
         if (res)
             res[i] = (uint8_t)r;

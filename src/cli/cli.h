@@ -34,8 +34,10 @@ int cli_read_file(const char *path, unsigned char **out, size_t *len);
 int cli_write_file_atomic(const char *path, const void *data, size_t len);
 /* Write all of buf to fd, retrying short writes. */
 int cli_write_all(int fd, const void *buf, size_t len);
-/* Open a filter: mapped read-only (and verified unless told not to) or loaded mutable. */
-int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out);
+/* Open a filter: mapped read-only (and verified unless told not to) or loaded mutable; info
+ * (may be NULL) receives its description. */
+int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
+                    bl_info *info);
 int cli_save_filter(const bl_filter *f, const char *path);
 
 /* ---- args.c: options and numbers ------------------------------------------------------------ */
@@ -88,11 +90,26 @@ void cli_progress_end(cli_progress *p);
 
 /* ---- reader.c: input files in line-aligned chunks, lines and keys ---------------------------- */
 
+/* A regular input file, shared by the chunks cut from it; the last user closes it. */
+typedef struct cli_file {
+    int fd;
+    int refs; /* atomic */
+    uint64_t size;
+} cli_file;
+
 typedef struct cli_chunk {
-    char *buf;
-    size_t len, cap;
+    char *buf; /* the worker's own storage */
+    size_t cap;
+    const char *data; /* whole lines (the last line of an input may lack its newline) */
+    size_t len;
     size_t file; /* index of the input it came from */
     uint64_t seq;
+    /* A range of a regular file still to be read by the worker (cli_chunk_load). */
+    cli_file *src;
+    uint64_t off, end;
+    bool first; /* the range starts at a line start (the file's first chunk) */
+    void *map;  /* the mapping data points into, if any */
+    size_t map_len;
 } cli_chunk;
 
 typedef struct cli_reader {
@@ -100,9 +117,13 @@ typedef struct cli_reader {
     size_t npaths;
     size_t cur;
     int fd;
-    bool open, regular;
+    bool open;
+    cli_file *file; /* the current input if it is a regular file */
+    uint64_t off;   /* next byte of it to hand out */
+    bool first_pending;
     bool keep_going; /* report a bad input and go on (query), or stop (build, add) */
-    int errors;
+    bool peek;       /* leave standard input where it was (the line count before a build) */
+    int errors;      /* atomic */
     char *carry;
     size_t carry_len, carry_cap;
     uint64_t bytes;
@@ -110,13 +131,17 @@ typedef struct cli_reader {
 
 void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going);
 void cli_reader_free(cli_reader *r);
-/* Next chunk of whole lines (the last line of a file may lack its newline). 1: a chunk,
- * 0: no more input, -1: a fatal input error (already reported). */
+/* Under the lock: the next chunk, either read (streams) or to load (regular files). 1: a
+ * chunk, 0: no more input, -1: a fatal input error (already reported). */
 int cli_reader_next(cli_reader *r, cli_chunk *c);
+/* Outside the lock: read a regular file's range, trimmed to the lines that start in it. 0 (the
+ * chunk may then be empty), or -1 on a read error that must stop the run (reported). */
+int cli_chunk_load(cli_reader *r, cli_chunk *c);
+void cli_chunk_release(cli_chunk *c);
 const char *cli_input_name(const char *path);
-/* Count the lines of regular files (for sizing). -1 if an input is missing, unreadable or not
- * a regular file (then *regular is false, nothing printed unless a real error). */
-int cli_count_lines(char *const *paths, size_t npaths, uint64_t *lines, uint64_t *bytes,
+/* Count the lines of regular files with the worker threads (for sizing). 0: counted; 1: an
+ * input is a stream (*regular false, nothing read); -1: a bad input (reported). */
+int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
                     bool *regular);
 /* Sum of the sizes of the regular inputs (for the progress ETA); 0 if any is not regular. */
 uint64_t cli_inputs_size(char *const *paths, size_t npaths);
@@ -159,6 +184,7 @@ int cli_run(cli_job *job);
 /* ---- feed.c: keys into a filter (build and add) ----------------------------------------------- */
 
 typedef struct cli_feed_opts {
+    bl_layout layout; /* the filter's */
     char *const *inputs;
     size_t ninputs;
     cli_field field;

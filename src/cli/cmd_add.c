@@ -54,9 +54,10 @@ int cli_cmd_add(int argc, char **argv)
     const size_t ninputs = optind < argc ? (size_t)(argc - optind) : 1;
 
     bl_filter *f;
-    if (cli_open_filter(path, true, true, &f) != 0)
+    bl_info info;
+    if (cli_open_filter(path, true, true, &f, &info) != 0)
         return CLI_EXIT_ERROR;
-    cli_feed_opts fo = {inputs, ninputs, cm.field, cm.threads, cm.quiet};
+    cli_feed_opts fo = {info.layout, inputs, ninputs, cm.field, cm.threads, cm.quiet};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, path);

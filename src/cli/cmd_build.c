@@ -126,9 +126,9 @@ static int size_input(const build_opts *o, char *const *inputs, size_t n, uint64
         *keys = o->n;
         return 0;
     }
-    uint64_t lines, bytes;
+    uint64_t lines;
     bool regular;
-    int rc = cli_count_lines(inputs, n, &lines, &bytes, &regular);
+    int rc = cli_count_lines(inputs, n, o->cm.threads, &lines, &regular);
     if (rc < 0)
         return -1;
     *keys = regular ? (lines ? lines : 1) : 0;
@@ -196,7 +196,7 @@ int cli_cmd_build(int argc, char **argv)
                   (unsigned long long)keys, bl_strerror(st));
         return CLI_EXIT_ERROR;
     }
-    cli_feed_opts fo = {inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};
+    cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, o.out);

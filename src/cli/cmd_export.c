@@ -49,13 +49,11 @@ int cli_cmd_export(int argc, char **argv)
         return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
     const char *path = argv[optind];
     bl_filter *f;
-    if (cli_open_filter(path, false, true, &f) != 0)
-        return CLI_EXIT_ERROR;
     bl_info info;
+    if (cli_open_filter(path, false, true, &f, &info) != 0)
+        return CLI_EXIT_ERROR;
     size_t size = 0;
-    bl_status st = bl_get_info(f, &info);
-    if (st == BL_OK)
-        st = bl_export_size(f, fmt, &size);
+    bl_status st = bl_export_size(f, fmt, &size);
     int rc = -1;
     unsigned char *buf = NULL;
     if (st == BL_OK) {

@@ -142,15 +142,9 @@ int cli_cmd_info(int argc, char **argv)
         return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
     const char *path = argv[optind];
     bl_filter *f;
-    if (cli_open_filter(path, false, true, &f) != 0)
-        return CLI_EXIT_ERROR;
     bl_info in;
-    bl_status st = bl_get_info(f, &in);
-    if (st != BL_OK) {
-        cli_status_error(path, "cannot describe filter", st);
-        bl_free(f);
+    if (cli_open_filter(path, false, true, &f, &in) != 0)
         return CLI_EXIT_ERROR;
-    }
     const unsigned version = format_version(path);
     if (json)
         print_json(path, version, &in, bl_kernel_name(), f);

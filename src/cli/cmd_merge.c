@@ -55,12 +55,12 @@ int cli_cmd_merge(int argc, char **argv)
         return cli_usage_error("give at least two filters to %s", argv[0]);
     bl_filter *acc;
     const char *first = argv[optind];
-    if (cli_open_filter(first, true, true, &acc) != 0)
+    if (cli_open_filter(first, true, true, &acc, NULL) != 0)
         return CLI_EXIT_ERROR;
     int rc = 0;
     for (int i = optind + 1; i < argc && rc == 0; i++) {
         bl_filter *g;
-        if (cli_open_filter(argv[i], false, true, &g) != 0) {
+        if (cli_open_filter(argv[i], false, true, &g, NULL) != 0) {
             rc = -1;
             break;
         }

@@ -71,7 +71,7 @@ static int query_process(void *ctx, unsigned worker, const cli_chunk *c)
             run_start = start;
             in_run = true;
         } else if (!sel && in_run) {
-            memcpy(w->out + out, c->buf + run_start, start - run_start);
+            memcpy(w->out + out, c->data + run_start, start - run_start);
             out += start - run_start;
             in_run = false;
         }
@@ -79,7 +79,7 @@ static int query_process(void *ctx, unsigned worker, const cli_chunk *c)
         start = l->end[i];
     }
     if (in_run) {
-        memcpy(w->out + out, c->buf + run_start, start - run_start);
+        memcpy(w->out + out, c->data + run_start, start - run_start);
         out += start - run_start;
     }
     w->out_len = out;
@@ -133,7 +133,7 @@ int cli_cmd_query(int argc, char **argv)
     const size_t ninputs = optind < argc ? (size_t)(argc - optind) : 1;
 
     bl_filter *f;
-    if (cli_open_filter(path, false, verify, &f) != 0)
+    if (cli_open_filter(path, false, verify, &f, NULL) != 0)
         return CLI_EXIT_ERROR;
     query_ctx x;
     memset(&x, 0, sizeof x);
@@ -167,11 +167,12 @@ int cli_cmd_query(int argc, char **argv)
         rc = -1;
     }
     if (x.short_lines > 0)
-        cli_warn("%llu line%s (first in %s) had fewer than %zu fields: empty keys, never selected"
-                 "%s",
+        cli_warn("%llu line%s (first in %s) had fewer than %zu fields: an empty key is never in "
+                 "the filter, so %s",
                  (unsigned long long)x.short_lines, x.short_lines == 1 ? "" : "s",
                  cli_input_name(inputs[x.short_first_file]), cm.field.field,
-                 invert ? " (so printed by -v)" : "");
+                 invert ? (x.short_lines == 1 ? "-v printed it" : "-v printed them")
+                        : (x.short_lines == 1 ? "it was not selected" : "they were not selected"));
     const int errors = rd.errors;
     cli_reader_free(&rd);
     for (unsigned i = 0; i < cm.threads; i++) {

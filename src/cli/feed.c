@@ -68,15 +68,12 @@ static int feed_commit(void *ctx, unsigned worker, const cli_chunk *c)
 
 int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
 {
-    bl_info info;
-    if (bl_get_info(f, &info) != BL_OK)
-        return -1;
     feed_ctx x;
     memset(&x, 0, sizeof x);
     x.f = f;
     x.o = o;
-    x.by_bytes = info.layout == BL_LAYOUT_CLASSIC;
-    x.in_order = info.layout == BL_LAYOUT_SCALABLE;
+    x.by_bytes = o->layout == BL_LAYOUT_CLASSIC;
+    x.in_order = o->layout == BL_LAYOUT_SCALABLE;
     x.lines = calloc(o->threads, sizeof *x.lines);
     if (x.lines == NULL)
         return -1;
@@ -100,9 +97,10 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
     if (rd.errors > 0)
         rc = -1;
     if (rc == 0 && x.short_lines > 0)
-        cli_warn("%llu line%s (first in %s) had fewer than %zu fields: empty keys, skipped",
+        cli_warn("%llu line%s (first in %s) had fewer than %zu fields: %s",
                  (unsigned long long)x.short_lines, x.short_lines == 1 ? "" : "s",
-                 cli_input_name(o->inputs[x.short_first_file]), o->field.field);
+                 cli_input_name(o->inputs[x.short_first_file]), o->field.field,
+                 x.short_lines == 1 ? "its key is empty, skipped" : "their keys are empty, skipped");
     cli_reader_free(&rd);
     for (unsigned i = 0; i < o->threads; i++)
         cli_lines_free(&x.lines[i]);

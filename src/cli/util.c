@@ -169,7 +169,8 @@ int cli_write_file_atomic(const char *path, const void *data, size_t len)
     return 0;
 }
 
-int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out)
+int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
+                    bl_info *info)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -194,6 +195,12 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
             *out = NULL;
             return -1;
         }
+    }
+    if (info != NULL && (s = bl_get_info(*out, info)) != BL_OK) {
+        cli_status_error(path, "cannot describe filter", s);
+        bl_free(*out);
+        *out = NULL;
+        return -1;
     }
     return 0;
 }

@@ -123,7 +123,9 @@ static void *worker_main(void *arg)
             set_stop(pl);
         if (r != 1)
             break;
-        if (job->process(job->ctx, wa->id, &c) != 0)
+        if (cli_chunk_load(job->reader, &c) != 0)
+            set_stop(pl);
+        else if (job->process(job->ctx, wa->id, &c) != 0)
             set_stop(pl);
         if (job->commit != NULL) {
             pthread_mutex_lock(&pl->order_lock);
@@ -137,7 +139,7 @@ static void *worker_main(void *arg)
             pthread_mutex_unlock(&pl->order_lock);
         }
     }
-    free(c.buf);
+    cli_chunk_release(&c);
     return NULL;
 }
 
@@ -153,6 +155,7 @@ int cli_run(cli_job *job)
     worker_arg *args = cli_malloc(n * sizeof *args);
     pthread_t *tids = cli_malloc(n * sizeof *tids);
     unsigned started = 1;
+    (void)topo_cores(); /* load the topology here, before the workers read it */
     for (unsigned i = 0; i < n; i++)
         args[i] = (worker_arg){&pl, i};
     /* The calling thread is worker 0. */

@@ -16,13 +16,13 @@ typedef struct bl_nsplit {
     simde_uint8x16_t lo[4], hi[4];
 } bl_nsplit;
 
+/* Scalar multiplies: the 16 products are independent, so they pipeline as well as vmulq_u32
+ * would on aarch64, and SIMDe's portable vmulq_u32 multiplies signed lanes (an overflow UBSan
+ * rejects) when it emulates NEON elsewhere. */
 static void positions(uint64_t h, unsigned k, uint32_t pos[16])
 {
-    const simde_uint32x4_t x = simde_vdupq_n_u32((uint32_t)h);
-    for (unsigned g = 0; 4 * g < k; g++) {
-        const simde_uint32x4_t m = simde_vld1q_u32(bl_blocked_mul + 4 * g);
-        simde_vst1q_u32(pos + 4 * g, simde_vshrq_n_u32(simde_vmulq_u32(x, m), 25));
-    }
+    for (unsigned i = 0; i < k; i++)
+        pos[i] = bl_counting_pos(h, i);
 }
 
 static void counter_index(bl_nsplit *idx)
@@ -133,11 +133,9 @@ static size_t bl_counting_remove_neon(uint8_t *data, uint64_t nlines, unsigned k
 static bool test_one_neon(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     const uint8_t *line = data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
-    uint32_t pos[16];
-    positions(h, 16, pos); /* all 16 lanes: the tbl register is built whole */
     uint8_t p8[16];
     for (unsigned i = 0; i < 16; i++)
-        p8[i] = (uint8_t)(i < k ? pos[i] : pos[0]);
+        p8[i] = (uint8_t)bl_counting_pos(h, i < k ? i : 0);
     const simde_uint8x16_t p = simde_vld1q_u8(p8);
     simde_uint8x16x4_t tbl;
     tbl.val[0] = simde_vld1q_u8(line);
@@ -145,11 +143,10 @@ static bool test_one_neon(const uint8_t *data, uint64_t nlines, unsigned k, uint
     tbl.val[2] = simde_vld1q_u8(line + 32);
     tbl.val[3] = simde_vld1q_u8(line + 48);
     const simde_uint8x16_t bytes = simde_vqtbl4q_u8(tbl, simde_vshrq_n_u8(p, 1));
-    /* Odd counters sit in the high nibble: shift right by 4 (a negative left shift). */
-    const simde_int8x16_t shift = simde_vreinterpretq_s8_u8(
-        simde_vmulq_u8(simde_vandq_u8(p, simde_vdupq_n_u8(1)), simde_vdupq_n_u8(0xfc)));
-    const simde_uint8x16_t c =
-        simde_vandq_u8(simde_vshlq_u8(bytes, shift), simde_vdupq_n_u8(15));
+    /* Odd counters sit in the high nibble: pick it where the probe's low bit is set. */
+    const simde_uint8x16_t odd = simde_vtstq_u8(p, simde_vdupq_n_u8(1));
+    const simde_uint8x16_t c = simde_vbslq_u8(odd, simde_vshrq_n_u8(bytes, 4),
+                                              simde_vandq_u8(bytes, simde_vdupq_n_u8(15)));
     return simde_vmaxvq_u8(simde_vceqq_u8(c, simde_vdupq_n_u8(0))) == 0;
 }
 

@@ -6,6 +6,24 @@
 
 #define BL_INLINE static inline __attribute__((always_inline))
 
+/* Lane-wise a * b mod 2^32. SIMDe's portable vmulq_u32 multiplies as signed int, which overflows
+ * (undefined behaviour, caught by UBSan), so emulation multiplies unsigned lanes in plain C (a
+ * widening vmull_u32 version made GCC 12 crash under the sanitizers); native NEON uses the one
+ * instruction. */
+BL_INLINE simde_uint32x4_t mul_u32(simde_uint32x4_t a, simde_uint32x4_t b)
+{
+#if defined(SIMDE_ARM_NEON_A32V7_NATIVE)
+    return simde_vmulq_u32(a, b);
+#else
+    uint32_t av[4], bv[4];
+    simde_vst1q_u32(av, a);
+    simde_vst1q_u32(bv, b);
+    for (int i = 0; i < 4; i++)
+        av[i] *= bv[i];
+    return simde_vld1q_u32(av);
+#endif
+}
+
 /* ---- uint64_t hashing ------------------------------------------------------------------------- */
 
 /* NEON has no 64-bit lane multiply while aarch64 multiplies 64-bit scalars at one per cycle, so
@@ -43,8 +61,9 @@ static void blocked_muls(unsigned k, simde_uint32x4_t mul[4])
 BL_INLINE simde_uint32x4_t blocked_missing(simde_uint8x16x4_t line, simde_uint32x4_t hv,
                                            simde_uint32x4_t mul)
 {
-    const simde_uint32x4_t x = simde_vmulq_u32(hv, mul);
-    /* byte j of lane = 4 * word + j: word * 0x04040404 + 0x03020100 (no carries: 4*15+3 < 256) */
+    const simde_uint32x4_t x = mul_u32(hv, mul);
+    /* byte j of lane = 4 * word + j: word * 0x04040404 + 0x03020100 (no carries: 4*15+3 < 256;
+     * the product stays below 2^31, so even a signed emulation cannot overflow) */
     const simde_uint32x4_t bidx = simde_vmlaq_u32(simde_vdupq_n_u32(0x03020100u),
                                                   simde_vshrq_n_u32(x, 28),
                                                   simde_vdupq_n_u32(0x04040404u));
@@ -105,7 +124,7 @@ BL_INLINE uint32_t *sbbf_block_ptr(const uint8_t *data, uint64_t nblocks, uint64
 /* The bit of each word: 1 << (((uint32)h * salt) >> 27). */
 BL_INLINE simde_uint32x4_t sbbf_bits(simde_uint32x4_t hv, const uint32_t *salt)
 {
-    const simde_uint32x4_t sh = simde_vshrq_n_u32(simde_vmulq_u32(hv, simde_vld1q_u32(salt)), 27);
+    const simde_uint32x4_t sh = simde_vshrq_n_u32(mul_u32(hv, simde_vld1q_u32(salt)), 27);
     return simde_vshlq_u32(simde_vdupq_n_u32(1), simde_vreinterpretq_s32_u32(sh));
 }
 

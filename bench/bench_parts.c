@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* bench_parts: where the time goes. Times the pieces of the blocked filter's paths (hash stage,
+ * probe stage, single-key path, byte-key hashing, atomic adds) so that docs/BENCHMARKS.md can say
+ * why a target is missed without hardware counters. Uses the internal kernel tables. */
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "bench_common.h"
+#include "internal.h"
+
+static int reps = 5;
+
+static void line(const char *what, const char *kernel, uint64_t n, bb_stat s, const char *note)
+{
+    char c[64];
+    printf("| %s | %s | 2^%d | %s | %s |\n", what, kernel, __builtin_ctzll(n), bb_fmt_ns(s, c, 64),
+           note);
+}
+
+static bl_filter *make(uint64_t n, const char *kernel, unsigned flags)
+{
+    bl_params p;
+    bl_params_init(&p);
+    p.expected_keys = n;
+    p.bits_per_key = 10;
+    p.kernel = kernel;
+    p.flags = flags;
+    bl_filter *f = NULL;
+    if (bl_create(&f, &p) != BL_OK)
+        return NULL;
+    bl_clear(f);
+    return f;
+}
+
+/* uint64 keys, in cache and out: batch = hash stage + probe stage + pipeline. */
+static void u64_parts(uint64_t n, const char *kernel)
+{
+    bl_filter *f = make(n, kernel, 0);
+    if (f == NULL)
+        return;
+    const size_t s = (size_t)(n < (1u << 21) ? n : (1u << 21));
+    uint64_t *k = malloc(s * 8), *h = malloc(s * 8);
+    uint8_t *res = malloc(s);
+    for (uint64_t i = s; i < n; i += s) { /* fill with n keys; the timed sample is the first s */
+        size_t c = (size_t)(n - i < s ? n - i : s);
+        bb_keys_u64(k, i, c);
+        bl_add_u64_batch(f, k, c);
+    }
+    bb_keys_u64(k, 0, s);
+    bl_add_u64_batch(f, k, s);
+    f->kern->hash_u64_xxh3(k, s, f->seed, h);
+    bb_stat st;
+    size_t hits = 0;
+    BB_TIME(reps, s, st, hits += bl_contains_u64_batch(f, k, s, res));
+    line("bl_contains_u64_batch (whole batched query)", kernel, n, st, "");
+    BB_TIME(reps, s, st, f->kern->hash_u64_xxh3(k, s, f->seed, h));
+    line("  hash stage alone (kernel hash_u64_xxh3)", kernel, n, st, "");
+    BB_TIME(reps, s, st, hits += f->kern->blocked_test(f->data, f->nblocks, f->k, h, s, s, res));
+    line("  probe stage alone (kernel blocked_test on ready hashes)", kernel, n, st, "");
+    BB_TIME(reps, s, st, hits += bl_contains_hash_batch(f, h, s, res));
+    line("  bl_contains_hash_batch (no hashing)", kernel, n, st, "");
+    BB_TIME(reps, s, st, bl_add_u64_batch(f, k, s));
+    line("bl_add_u64_batch (whole batched insert)", kernel, n, st, "");
+    BB_TIME(reps, s, st, f->kern->blocked_add(f->data, f->nblocks, f->k, h, s, s));
+    line("  add stage alone (kernel blocked_add on ready hashes)", kernel, n, st, "");
+    if (!strcmp(kernel, bl_kernel_name()) || !strcmp(kernel, "scalar")) {
+        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_contains_u64(f, k[i]));
+        line("bl_contains_u64 (single key)", kernel, n, st, "no kernel involved");
+        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_contains_hash(f, h[i]));
+        line("  bl_contains_hash (single, no hashing)", kernel, n, st, "");
+        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_blocked_test_one(f->data, f->nblocks, f->k, h[i]));
+        line("  bl_blocked_test_one inlined (the spec's scalar test)", kernel, n, st, "");
+        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_xxh3_u64(k[i], 0) & 1);
+        line("  bl_xxh3_u64 alone (scalar)", kernel, n, st, "");
+    }
+    bb_sink += hits;
+    free(k);
+    free(h);
+    free(res);
+    bl_free(f);
+}
+
+/* ~50-byte URL keys: hashing the bytes vs probing. */
+static void url_parts(uint64_t n, const char *kernel)
+{
+    bl_filter *f = make(n, kernel, 0);
+    if (f == NULL)
+        return;
+    bb_urls u;
+    if (bb_urls_make(&u, 0, (size_t)n) != 0)
+        return;
+    uint64_t *h = malloc(n * 8);
+    uint8_t *res = malloc(n);
+    bl_add_batch(f, u.ptr, u.len, n);
+    bb_stat st;
+    size_t hits = 0;
+    uint64_t x = 0;
+    BB_TIME(reps, n, st, hits += bl_contains_batch(f, u.ptr, u.len, n, res));
+    line("URL bl_contains_batch (whole batched query)", kernel, n, st, "");
+    BB_TIME(reps, n, st, for (size_t i = 0; i < n; i++) h[i] = bl_hash(f, u.ptr[i], u.len[i]));
+    line("  bl_hash per key (the hash stage)", kernel, n, st, "");
+    BB_TIME(reps, n, st, for (size_t i = 0; i < n; i++) x += XXH3_64bits(u.ptr[i], u.len[i]));
+    line("  XXH3_64bits inlined, nothing else", kernel, n, st, "");
+    BB_TIME(reps, n, st, hits += bl_contains_hash_batch(f, h, n, res));
+    line("  bl_contains_hash_batch (probe stage)", kernel, n, st, "");
+    bb_sink += hits + x;
+    free(h);
+    free(res);
+    bb_urls_free(&u);
+    bl_free(f);
+}
+
+/* BL_FLAG_CONCURRENT adds (atomic OR) vs plain adds, one thread, pre-hashed keys. */
+static void atomic_parts(uint64_t n, const char *kernel)
+{
+    const size_t s = (size_t)(n < (1u << 21) ? n : (1u << 21));
+    uint64_t *k = malloc(s * 8);
+    bb_keys_u64(k, 0, s);
+    for (int conc = 0; conc < 2; conc++) {
+        bl_params p;
+        bl_params_init(&p);
+        p.expected_keys = n;
+        p.fpp = 1e-4;
+        p.kernel = kernel;
+        p.flags = conc ? BL_FLAG_CONCURRENT : 0;
+        bl_filter *f = NULL;
+        if (bl_create(&f, &p) != BL_OK)
+            break;
+        bl_clear(f);
+        bb_stat st;
+        BB_TIME(reps, s, st, bl_add_hash_batch(f, k, s));
+        line(conc ? "bl_add_hash_batch, BL_FLAG_CONCURRENT (p = 1e-4)"
+                  : "bl_add_hash_batch, plain (p = 1e-4)",
+             kernel, n, st, conc ? "atomic OR per bit" : "kernel add with prefetch");
+        bl_free(f);
+    }
+    free(k);
+}
+
+int main(int argc, char **argv)
+{
+    bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    if (quick)
+        reps = 3;
+    bb_pin_thread(-1);
+    bb_print_machine(stdout);
+    printf("# where the time goes: median (min) ns per key of %d repetitions, %s\n\n", reps,
+           bb_clock_name());
+    printf("| piece | kernel | keys | ns/key | note |\n|---|---|---:|---:|---|\n");
+    const char *best = bl_kernel_name() ? bl_kernel_name() : "scalar";
+    const uint64_t small = quick ? (1u << 12) : (1u << 16), big = quick ? (1u << 14) : (1u << 27);
+    for (size_t i = 0; bl_kernel_at(i) != NULL; i++) {
+        const char *kn = bl_kernel_at(i);
+#if defined(__x86_64__) || defined(__i386__)
+        if (!strcmp(kn, "neon"))
+            continue;
+#endif
+        if (!bl_kernel_supported(kn))
+            continue;
+        u64_parts(small, kn);
+        if (!strcmp(kn, best))
+            u64_parts(big, kn);
+    }
+    url_parts(quick ? (1u << 12) : (1u << 20), best);
+    atomic_parts(quick ? (1u << 14) : (1u << 27), best);
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* The line count that sizes a build: newlines counted by the worker threads, chunk by chunk. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Newlines in a buffer, eight bytes at a time: a zero byte of x ^ '\n'*8 marks a newline, and
+ * ~(((t & 0x7f..) + 0x7f..) | t) has exactly the high bit of each zero byte set. The per-byte
+ * flags are summed in byte lanes and folded every 255 words, before a lane can overflow. */
+static uint64_t count_newlines(const unsigned char *p, size_t n)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    uint64_t total = 0;
+    size_t i = 0;
+    while (n - i >= 8) {
+        uint64_t acc = 0;
+        size_t words = (n - i) / 8;
+        if (words > 255)
+            words = 255;
+        for (size_t w = 0; w < words; w++, i += 8) {
+            uint64_t x;
+            memcpy(&x, p + i, 8);
+            const uint64_t t = x ^ (ones * '\n');
+            acc += (~(((t & lo7) + lo7) | t) >> 7) & ones;
+        }
+        acc = (acc & UINT64_C(0x00ff00ff00ff00ff)) + ((acc >> 8) & UINT64_C(0x00ff00ff00ff00ff));
+        total += (acc * UINT64_C(0x0001000100010001)) >> 48;
+    }
+    for (; i < n; i++)
+        total += p[i] == '\n';
+    return total;
+}
+
+typedef struct count_ctx {
+    uint64_t lines; /* atomic */
+} count_ctx;
+
+/* Each line belongs to exactly one chunk (cli_chunk_load), so the sum over chunks of their
+ * newlines, plus one for a last line without its newline, is the exact line count. */
+static int count_process(void *ctx, unsigned worker, const cli_chunk *c)
+{
+    (void)worker;
+    count_ctx *x = ctx;
+    uint64_t n = count_newlines((const unsigned char *)c->data, c->len);
+    if (c->len > 0 && c->data[c->len - 1] != '\n')
+        n++;
+    __atomic_add_fetch(&x->lines, n, __ATOMIC_RELAXED);
+    return 0;
+}
+
+int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
+                    bool *regular)
+{
+    *lines = 0;
+    *regular = true;
+    for (size_t f = 0; f < npaths; f++) {
+        struct stat st;
+        const int rc = strcmp(paths[f], "-") == 0 ? fstat(0, &st) : stat(paths[f], &st);
+        if (rc == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+            *regular = false; /* a stream can be read only once: it cannot be counted */
+            return 1;
+        }
+    }
+    count_ctx x = {0};
+    cli_reader rd;
+    cli_reader_init(&rd, paths, npaths, false);
+    rd.peek = true;
+    /* Counting reads the input without consuming it: regular files are read at offsets. */
+    cli_job job = {.reader = &rd, .threads = threads, .process = count_process, .ctx = &x};
+    int rc = cli_run(&job);
+    if (rd.errors > 0)
+        rc = -1;
+    cli_reader_free(&rd);
+    *lines = x.lines;
+    return rc;
+}
