@@ -167,9 +167,11 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     BB_TIME(reps, s, r->missb, mb = query_batch(f, ks, false, res));
     if (!single)
         m1 = mb;
-    if (h1 != s || hb != s || m1 != mb)
-        wrong++, fprintf(stderr, "bench_filters: WRONG ANSWERS %s/%s: hits %zu %zu of %zu, misses %zu %zu\n",
+    if (h1 != s || hb != s || m1 != mb) {
+        wrong++;
+        fprintf(stderr, "bench_filters: WRONG ANSWERS %s/%s: hits %zu %zu of %zu, misses %zu %zu\n",
                 r->layout, r->kernel, h1, hb, s, m1, mb);
+    }
     r->fpr = (double)mb / (double)s;
     bl_info info;
     r->bytes = bl_get_info(f, &info) == BL_OK ? info.bytes : 0;
@@ -219,8 +221,10 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
         BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
         BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
     }
-    if (h != s)
-        wrong++, fprintf(stderr, "bench_filters: libbloom missed %zu of %zu keys\n", s - h, s);
+    if (h != s) {
+        wrong++;
+        fprintf(stderr, "bench_filters: libbloom missed %zu of %zu keys\n", s - h, s);
+    }
     r->fpr = (double)m / (double)s;
     r->bytes = (size_t)b.bytes;
     bloom_free(&b);
@@ -257,7 +261,6 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
         bb_setstr set;
         if (bb_setstr_init(&set, (size_t)n, (size_t)n * 54) != 0)
             return false;
-        /* chunk->n is the chunk capacity here (FILL_CHUNK). */
         for (int rep = 0; rep < reps; rep++) {
             uint64_t lo = rebuild ? 0 : base + (uint64_t)rep * c, hi = lo + c;
             if (rebuild || rep == 0) {
@@ -313,8 +316,10 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
         r->bytes = bb_set64_bytes(&set);
         bb_set64_free(&set);
     }
-    if (h != s || m != 0)
-        wrong++, fprintf(stderr, "bench_filters: hash set wrong: %zu hits of %zu, %zu false\n", h, s, m);
+    if (h != s || m != 0) {
+        wrong++;
+        fprintf(stderr, "bench_filters: hash set wrong: %zu hits of %zu, %zu false\n", h, s, m);
+    }
     r->fpr = 0;
     return true;
 }

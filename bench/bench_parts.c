@@ -57,24 +57,24 @@ static void u64_parts(uint64_t n, const char *kernel)
     BB_TIME(reps, s, st, hits += bl_contains_u64_batch(f, k, s, res));
     line("bl_contains_u64_batch (whole batched query)", kernel, n, st, "");
     BB_TIME(reps, s, st, f->kern->hash_u64_xxh3(k, s, f->seed, h));
-    line("  hash stage alone (kernel hash_u64_xxh3)", kernel, n, st, "");
+    line("· hash stage alone (kernel hash_u64_xxh3)", kernel, n, st, "");
     BB_TIME(reps, s, st, hits += f->kern->blocked_test(f->data, f->nblocks, f->k, h, s, s, res));
-    line("  probe stage alone (kernel blocked_test on ready hashes)", kernel, n, st, "");
+    line("· probe stage alone (kernel blocked_test on ready hashes)", kernel, n, st, "");
     BB_TIME(reps, s, st, hits += bl_contains_hash_batch(f, h, s, res));
-    line("  bl_contains_hash_batch (no hashing)", kernel, n, st, "");
+    line("· bl_contains_hash_batch (no hashing)", kernel, n, st, "");
     BB_TIME(reps, s, st, bl_add_u64_batch(f, k, s));
     line("bl_add_u64_batch (whole batched insert)", kernel, n, st, "");
     BB_TIME(reps, s, st, f->kern->blocked_add(f->data, f->nblocks, f->k, h, s, s));
-    line("  add stage alone (kernel blocked_add on ready hashes)", kernel, n, st, "");
+    line("· add stage alone (kernel blocked_add on ready hashes)", kernel, n, st, "");
     if (!strcmp(kernel, bl_kernel_name()) || !strcmp(kernel, "scalar")) {
         BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_contains_u64(f, k[i]));
         line("bl_contains_u64 (single key)", kernel, n, st, "no kernel involved");
         BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_contains_hash(f, h[i]));
-        line("  bl_contains_hash (single, no hashing)", kernel, n, st, "");
+        line("· bl_contains_hash (single, no hashing)", kernel, n, st, "");
         BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_blocked_test_one(f->data, f->nblocks, f->k, h[i]));
-        line("  bl_blocked_test_one inlined (the spec's scalar test)", kernel, n, st, "");
+        line("· bl_blocked_test_one inlined (the spec's scalar test)", kernel, n, st, "");
         BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_xxh3_u64(k[i], 0) & 1);
-        line("  bl_xxh3_u64 alone (scalar)", kernel, n, st, "");
+        line("· bl_xxh3_u64 alone (scalar)", kernel, n, st, "");
     }
     bb_sink += hits;
     free(k);
@@ -101,11 +101,11 @@ static void url_parts(uint64_t n, const char *kernel)
     BB_TIME(reps, n, st, hits += bl_contains_batch(f, u.ptr, u.len, n, res));
     line("URL bl_contains_batch (whole batched query)", kernel, n, st, "");
     BB_TIME(reps, n, st, for (size_t i = 0; i < n; i++) h[i] = bl_hash(f, u.ptr[i], u.len[i]));
-    line("  bl_hash per key (the hash stage)", kernel, n, st, "");
+    line("· bl_hash per key (the hash stage)", kernel, n, st, "");
     BB_TIME(reps, n, st, for (size_t i = 0; i < n; i++) x += XXH3_64bits(u.ptr[i], u.len[i]));
-    line("  XXH3_64bits inlined, nothing else", kernel, n, st, "");
+    line("· XXH3_64bits inlined, nothing else", kernel, n, st, "");
     BB_TIME(reps, n, st, hits += bl_contains_hash_batch(f, h, n, res));
-    line("  bl_contains_hash_batch (probe stage)", kernel, n, st, "");
+    line("· bl_contains_hash_batch (probe stage)", kernel, n, st, "");
     bb_sink += hits + x;
     free(h);
     free(res);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench_common.h"
 #include "bloomline.h"
@@ -77,6 +78,16 @@ static void *run(void *arg)
     __atomic_fetch_add(&sh->absent, ac, __ATOMIC_RELAXED);
     free(res);
     return NULL;
+}
+
+/* CPU seconds used by the whole process so far: with wall time it shows how much of the cores
+ * the run really had on a shared machine. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
 }
 
 static double phase(shared *sh, worker *ws, int threads, bool probe)
@@ -175,9 +186,12 @@ int main(int argc, char **argv)
     }
     /* The build includes the payload's first-touch page faults: a real build pays them too. */
     fprintf(stderr, "bench_scale: building...\n");
+    double c0 = cpu_seconds();
     double tb = phase(&sh, ws, plain ? 1 : threads, false);
+    double c1 = cpu_seconds();
     fprintf(stderr, "bench_scale: probing...\n");
     double tp = phase(&sh, ws, threads, true);
+    double c2 = cpu_seconds();
     size_t rss = bb_peak_rss();
     double fpr = (double)sh.absent_hits / (double)sh.absent;
     double se = sqrt(fpr * (1 - fpr) / (double)sh.absent);
@@ -187,11 +201,16 @@ int main(int argc, char **argv)
            "probe Mkeys/s | false negatives | measured rate (absent half) | +-SE | peak RSS GB | "
            "peak / filter |\n");
     printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    const int bt = plain ? 1 : threads;
     printf("| %.3g | %d | %.3f | %.2f | %u | %.2f | %.1f | %.2f | %.1f | %llu | %.3e | %.1e | "
            "%.3f | %.3f |\n",
            (double)n, threads, info.bytes / 1e9, (double)info.bits / (double)n, info.k, tb,
            n / tb / 1e6, tp, n / tp / 1e6, (unsigned long long)fn, fpr, se, rss / 1e9,
            (double)rss / (double)info.bytes);
+    printf("\nCPU time used: build %.1f s (%.0f%% of %d threads x wall), probe %.1f s (%.0f%% of %d "
+           "threads x wall); the rest of the cores' time went to other jobs.\n",
+           c1 - c0, 100 * (c1 - c0) / (tb * bt), bt, c2 - c1, 100 * (c2 - c1) / (tp * threads),
+           threads);
     FILE *csv = bb_csv_open(csv_path, "keys,threads,fpp,bytes,bits_per_key,k,build_s,probe_s,"
                                       "false_negatives,absent,absent_hits,fpr,peak_rss");
     if (csv) {

@@ -3,23 +3,28 @@
 #include "counting.h"
 #include "pipeline.h"
 
-const struct bl_counting_kernels *bl_counting_kernels_for(const struct bl_kernels *kern)
-{
-#if defined(BLOOMLINE_HAVE_AVX512) && defined(BLOOMLINE_HAVE_AVX2)
-    /* Counting has no AVX-512 kernel: 64-byte lines already fit two AVX2 registers, and every
-     * CPU that runs the AVX-512 table runs AVX2. */
-    if (kern == &bl_kernels_avx512)
-        return &bl_counting_kernels_avx2;
-#endif
+/* Counting has no AVX-512 table: a 64-byte line already fits two AVX2 registers, and every CPU
+ * that runs the AVX-512 probe kernel runs AVX2. */
+static const struct {
+    const char *probe;
+    const struct bl_counting_kernels *counting;
+} bl_counting_by_name[] = {
 #if defined(BLOOMLINE_HAVE_AVX2)
-    if (kern == &bl_kernels_avx2)
-        return &bl_counting_kernels_avx2;
+    {"avx512", &bl_counting_kernels_avx2},
+    {"avx2", &bl_counting_kernels_avx2},
 #endif
 #if defined(BLOOMLINE_HAVE_NEON)
-    if (kern == &bl_kernels_neon)
-        return &bl_counting_kernels_neon;
+    {"neon", &bl_counting_kernels_neon},
 #endif
-    (void)kern;
+    {"scalar", &bl_counting_kernels_scalar},
+};
+
+const struct bl_counting_kernels *bl_counting_kernels_for(const struct bl_kernels *kern)
+{
+    if (kern != NULL && kern->name != NULL)
+        for (size_t i = 0; i < sizeof bl_counting_by_name / sizeof bl_counting_by_name[0]; i++)
+            if (strcmp(kern->name, bl_counting_by_name[i].probe) == 0)
+                return bl_counting_by_name[i].counting;
     return &bl_counting_kernels_scalar;
 }
 

@@ -85,7 +85,7 @@ static inline uint64_t bl_counting_nonzero_bits(uint64_t x)
 
 /* Counting kernels: same contract as struct bl_kernels (h holds avail >= n hashes, res may be
  * NULL). remove returns how many keys it refused as not present. One table per ISA, chosen by
- * the name of the filter's own kernel, so a filter bound to "avx2" counts with AVX2 too. */
+ * the name of the filter's own probe kernel, so a filter bound to "avx2" counts with AVX2 too. */
 struct bl_counting_kernels {
     const char *name;
     void (*add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
@@ -104,7 +104,8 @@ extern const struct bl_counting_kernels bl_counting_kernels_avx2;
 extern const struct bl_counting_kernels bl_counting_kernels_neon;
 #endif
 
-/* The counting table matching a probe-kernel table (scalar when the ISA has none). */
+/* The counting table whose name matches a probe-kernel table's (scalar when the ISA has none;
+ * the AVX2 one for "avx512"). */
 const struct bl_counting_kernels *bl_counting_kernels_for(const struct bl_kernels *kern);
 
 #endif /* BL_COUNTING_H */

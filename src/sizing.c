@@ -82,11 +82,11 @@ static double poisson_mix(const double *e, double lambda)
     if (lambda <= 0)
         return 0;
     const double spread = 12 * sqrt(lambda) + 30;
+    const double hi_d = ceil(lambda + spread);
+    if (hi_d > LMAX) /* checked first: only then do the bounds fit in an unsigned */
+        return -1;
     const double lo_d = floor(lambda - spread);
     const unsigned lo = lo_d < 0 ? 0 : (unsigned)lo_d;
-    const double hi_d = ceil(lambda + spread);
-    if (hi_d > LMAX)
-        return -1;
     const unsigned hi = (unsigned)hi_d;
     /* Start from log pmf at lo, then step with the ratio lambda / L: no underflow at large lambda. */
     double logp = -lambda + lo * log(lambda) - lgamma(lo + 1.0);
@@ -118,11 +118,11 @@ double bl_model_sbbf_fpp(double lambda)
     if (!(lambda > 0))
         return 0;
     const double spread = 12 * sqrt(lambda) + 30;
+    const double hi_d = ceil(lambda + spread);
+    if (hi_d > 1e7) /* checked first: only then do the bounds fit in an unsigned */
+        return 1.0;
     const double lo_d = floor(lambda - spread);
     const unsigned lo = lo_d < 0 ? 0 : (unsigned)lo_d;
-    const double hi_d = ceil(lambda + spread);
-    if (hi_d > 1e7)
-        return 1.0;
     const unsigned hi = (unsigned)hi_d;
     double p = exp(-lambda + lo * log(lambda) - lgamma(lo + 1.0)), sum = 0;
     for (unsigned L = lo; L <= hi; L++) {

@@ -4,7 +4,7 @@
 add_executable(format_golden_gen format_golden_gen.c)
 target_link_libraries(format_golden_gen PRIVATE bloomline_internal m Threads::Threads)
 
-# Under an emulator (qemu-aarch64 in cross builds) test_persist shrinks its kill -9 test.
+# Under an emulator (qemu-aarch64 in cross builds) test_persist skips its fork-based tests.
 if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR AND TEST test_persist)
   set_tests_properties(test_persist PROPERTIES
     ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;BLOOMLINE_TEST_EMULATED=1")

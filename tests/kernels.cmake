@@ -4,20 +4,24 @@
 
 # Which compiled-in kernels run on the test machine: ask its CPU through src/cpu.c at configure
 # time (try_run goes through CMAKE_CROSSCOMPILING_EMULATOR in cross builds, e.g. qemu-aarch64).
-set(_bl_probe ${CMAKE_CURRENT_BINARY_DIR}/bl_cpu_probe.c)
-file(WRITE ${_bl_probe} "#include <stdio.h>\n#include \"internal.h\"\n"
-  "int main(void) { printf(\"features=%u\\n\", (unsigned)bl_cpu_features()); return 0; }\n")
-try_run(_bl_probe_run _bl_probe_compiled ${CMAKE_CURRENT_BINARY_DIR}/bl_cpu_probe
-  SOURCES ${_bl_probe} ${PROJECT_SOURCE_DIR}/src/cpu.c
-  CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/src"
-  COMPILE_DEFINITIONS -D_GNU_SOURCE
-  COMPILE_OUTPUT_VARIABLE _bl_probe_log
-  RUN_OUTPUT_VARIABLE _bl_probe_out)
 set(_bl_features 0)
-if(_bl_probe_compiled AND _bl_probe_run EQUAL 0 AND _bl_probe_out MATCHES "features=([0-9]+)")
-  set(_bl_features ${CMAKE_MATCH_1})
+if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  message(STATUS "bloomline: cross build without an emulator: kernel reruns limited to scalar")
 else()
-  message(WARNING "bloomline: CPU probe failed; kernel reruns limited to scalar and forced-only kernels")
+  set(_bl_probe ${CMAKE_CURRENT_BINARY_DIR}/bl_cpu_probe.c)
+  file(WRITE ${_bl_probe} "#include <stdio.h>\n#include \"internal.h\"\n"
+    "int main(void) { printf(\"features=%u\\n\", (unsigned)bl_cpu_features()); return 0; }\n")
+  try_run(_bl_probe_run _bl_probe_compiled ${CMAKE_CURRENT_BINARY_DIR}/bl_cpu_probe
+    SOURCES ${_bl_probe} ${PROJECT_SOURCE_DIR}/src/cpu.c
+    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/src"
+    COMPILE_DEFINITIONS -D_GNU_SOURCE
+    COMPILE_OUTPUT_VARIABLE _bl_probe_log
+    RUN_OUTPUT_VARIABLE _bl_probe_out)
+  if(_bl_probe_compiled AND _bl_probe_run EQUAL 0 AND _bl_probe_out MATCHES "features=([0-9]+)")
+    set(_bl_features ${CMAKE_MATCH_1})
+  else()
+    message(WARNING "bloomline: CPU probe failed; kernel reruns limited to scalar and forced-only kernels")
+  endif()
 endif()
 
 # Bits as in src/internal.h: AVX2 = 1, AVX512 = 2, NEON = 4.
@@ -35,7 +39,19 @@ endif()
 if("BLOOMLINE_HAVE_NEON" IN_LIST BLOOMLINE_ISA_DEFINES AND (_bl_neon OR NOT BLOOMLINE_AARCH64))
   list(APPEND BLOOMLINE_TEST_KERNELS neon)
 endif()
-message(STATUS "bloomline: kernel reruns for: ${BLOOMLINE_TEST_KERNELS} (CPU features ${_bl_features})")
+# The plain test run already uses the kernel the dispatcher picks (best first, as in dispatch.c;
+# NEON through SIMDe is never picked off aarch64), so the reruns cover the others.
+set(_bl_default scalar)
+foreach(kern avx512 avx2 neon)
+  if(kern IN_LIST BLOOMLINE_TEST_KERNELS AND (NOT kern STREQUAL "neon" OR BLOOMLINE_AARCH64))
+    set(_bl_default ${kern})
+    break()
+  endif()
+endforeach()
+set(_bl_rerun_kernels ${BLOOMLINE_TEST_KERNELS})
+list(REMOVE_ITEM _bl_rerun_kernels ${_bl_default})
+message(STATUS "bloomline: kernels tested: ${BLOOMLINE_TEST_KERNELS} (default ${_bl_default}, "
+  "CPU features ${_bl_features})")
 
 # Every test_<module> reruns under each kernel, except those listed (-D to override). test_sizing
 # measures false-positive rates, which depend only on the bits set, and test_kernels proves those
@@ -48,11 +64,20 @@ foreach(src ${_bl_tests})
   if(name IN_LIST BLOOMLINE_KERNEL_RERUN_EXCLUDE)
     continue()
   endif()
-  foreach(kern ${BLOOMLINE_TEST_KERNELS})
+  # A rerun keeps the environment and time limit other extras gave the test (e.g. the
+  # emulator-size switch under qemu), plus its kernel.
+  get_test_property(${name} ENVIRONMENT _bl_env)
+  if(NOT _bl_env)
+    set(_bl_env "CMOCKA_MESSAGE_OUTPUT=stdout")
+  endif()
+  get_test_property(${name} TIMEOUT _bl_timeout)
+  foreach(kern ${_bl_rerun_kernels})
     add_test(NAME ${name}@${kern} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
     set_tests_properties(${name}@${kern} PROPERTIES
-      ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;BLOOMLINE_KERNEL=${kern}"
-      LABELS "kernel-rerun")
+      ENVIRONMENT "${_bl_env};BLOOMLINE_KERNEL=${kern}" LABELS "kernel-rerun")
+    if(_bl_timeout)
+      set_tests_properties(${name}@${kern} PROPERTIES TIMEOUT ${_bl_timeout})
+    endif()
   endforeach()
 endforeach()
 

@@ -293,11 +293,24 @@ static void test_save_errors(void **state)
     bl_free(f);
 }
 
+/* Cross builds run the tests under qemu-user (BLOOMLINE_TEST_EMULATED), where fork() can
+ * deadlock in qemu's own locks; the fork-based tests check the kernel, not the CPU, and run in
+ * the native build. */
+static bool emulated(void)
+{
+    if (getenv("BLOOMLINE_TEST_EMULATED") == NULL)
+        return false;
+    printf("# skipped under emulation (qemu-user fork is unreliable)\n");
+    return true;
+}
+
 /* A full disk, through RLIMIT_FSIZE in a child: the save fails, the old file is intact and the
  * temporary file is gone. */
 static void test_save_disk_full_keeps_old_file(void **state)
 {
     (void)state;
+    if (emulated())
+        skip();
     char path[512];
     path_in(path, sizeof path, "full.blf");
     bl_filter *old = ft_make_filled(BL_LAYOUT_BLOCKED, 5, 1000, false);
@@ -332,14 +345,12 @@ static void test_save_disk_full_keeps_old_file(void **state)
 #define KILL_BASE_KEYS 1000000u
 #define KILL_STEP_KEYS 5000u
 
-/* Under qemu (cross builds set BLOOMLINE_TEST_EMULATED) everything runs ~20x slower: smaller. */
-static bool emulated(void) { return getenv("BLOOMLINE_TEST_EMULATED") != NULL; }
 
 static void kill_child(const char *path, int ready_fd)
 {
     bl_filter *f = NULL;
-    const uint64_t lines = emulated() ? UINT64_C(1) << 18 : UINT64_C(1) << 22; /* 16 / 256 MiB */
-    if (bl_create_geometry(&f, BL_LAYOUT_BLOCKED, lines * 512, 7, 99, 0, NULL) != BL_OK)
+    if (bl_create_geometry(&f, BL_LAYOUT_BLOCKED, (UINT64_C(1) << 22) * 512, 7, 99, 0, NULL) !=
+        BL_OK) /* 256 MiB */
         _exit(3);
     uint64_t next = 0;
     uint64_t *keys = malloc(KILL_BASE_KEYS * sizeof *keys);
@@ -372,7 +383,7 @@ static bool kernel_rerun(void)
 static void test_kill_during_save(void **state)
 {
     (void)state;
-    if (kernel_rerun())
+    if (kernel_rerun() || emulated())
         skip();
     char path[512];
     path_in(path, sizeof path, "killed.blf");
@@ -380,8 +391,7 @@ static void test_kill_during_save(void **state)
     size_t torn_temps = 0;
     uint64_t *keys = malloc(KILL_BASE_KEYS * 4 * sizeof *keys);
     uint8_t *res = malloc(KILL_BASE_KEYS * 4);
-    const int rounds = emulated() ? 2 : 4;
-    for (int round = 0; round < rounds; round++) {
+    for (int round = 0; round < 4; round++) {
         int pfd[2];
         assert_int_equal(pipe(pfd), 0);
         fflush(stdout);

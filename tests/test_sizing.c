@@ -97,6 +97,17 @@ static void test_line_model(void **state)
             best = r;
     }
     assert_true(best > 0.0090 && best < 0.0100);
+    /* Overloaded filters (found by the fuzzer: a huge key count once overflowed a conversion):
+     * every layout answers a rate in [0, 1], near 1. */
+    const bl_layout all[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_COUNTING, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
+    for (size_t i = 0; i < BL_ARRAY_LEN(all); i++) {
+        for (double n = 1e3; n < 1e19; n *= 1000) {
+            double r = bl_expected_fpp(all[i], 512, all[i] == BL_LAYOUT_SBBF ? 8 : 7, (uint64_t)n);
+            assert_true(r >= 0 && r <= 1);
+            if (n >= 1e6)
+                assert_true(r > 0.99);
+        }
+    }
 }
 
 static void test_size_search(void **state)

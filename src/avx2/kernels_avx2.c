@@ -67,13 +67,15 @@ void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint6
 /* ---- Blocked layout ------------------------------------------------------------------------- */
 
 /* Multipliers of probes [first, first + 8); lanes past k repeat probe 0, which the key sets
- * anyway, so no lane mask is needed. */
+ * anyway, so no lane mask is needed. Built in registers: a stack array read back as a vector
+ * stalls store forwarding, which costs more than a probe on single-key calls. */
 static __m256i blocked_muls(unsigned k, unsigned first)
 {
-    uint32_t m[8];
-    for (unsigned i = 0; i < 8; i++)
-        m[i] = first + i < k ? bl_blocked_mul[first + i] : bl_blocked_mul[0];
-    return _mm256_loadu_si256((const __m256i *)(const void *)m);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k - (int)first), lane);
+    return _mm256_blendv_epi8(_mm256_set1_epi32((int)bl_blocked_mul[0]),
+                              _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + first)),
+                              used);
 }
 
 /* Bits of up to 8 probes that the line (lo = words 0..7, hi = 8..15) lacks: non-zero lanes
@@ -128,8 +130,9 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
 {
-    /* Setting bits is a read-modify-write of k words that may repeat; scalar ORs were as fast
-     * as vector ones here, so the vector work is in the shared window only. */
+    /* Setting bits is a read-modify-write of k words that may repeat (a vector scatter-OR
+     * would need conflict handling); scalar ORs into the window's line, which in DRAM is
+     * limited by the line fetch anyway. */
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
     for (size_t i = 0; i < n; i++)

@@ -68,10 +68,12 @@ BL_INLINE __mmask16 blocked_missing(__m512i x, __m512i word)
 static size_t blocked_test_pairs(const uint8_t *data, uint64_t nlines, unsigned k,
                                  const uint64_t *h, size_t n, size_t avail, uint8_t *res)
 {
-    uint32_t m[16];
-    for (unsigned i = 0; i < 16; i++)
-        m[i] = (i & 7) < k ? bl_blocked_mul[i & 7] : bl_blocked_mul[0];
-    const __m512i mul = _mm512_loadu_si512(m);
+    /* built in registers: a stack array read back as one vector would stall store forwarding,
+     * which costs more than a whole probe on single-key calls */
+    const __mmask16 lanes = (__mmask16)(((1u << k) - 1) * 0x0101u);
+    const __m512i mul = _mm512_mask_blend_epi32(
+        lanes, _mm512_set1_epi32((int)bl_blocked_mul[0]),
+        _mm512_broadcast_i32x8(_mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul)));
     const __m512i line_b = _mm512_set_epi32(16, 16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0);
     /* (uint32)h[i] to lanes 0..7 and (uint32)h[i + 1] to lanes 8..15 */
     const __m512i spread = _mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0);

@@ -72,7 +72,7 @@ const char *cli_help_text(const char *cmd);
 int cli_print_help(const char *cmd);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- progress.c: the progress line on a terminal ---------------------------------------------- */
+/* ---- progress.c: the progress line on a terminal --------------------------------------------- */
 
 typedef struct cli_progress {
     bool on;
@@ -139,10 +139,6 @@ int cli_reader_next(cli_reader *r, cli_chunk *c);
 int cli_chunk_load(cli_reader *r, cli_chunk *c);
 void cli_chunk_release(cli_chunk *c);
 const char *cli_input_name(const char *path);
-/* Count the lines of regular files with the worker threads (for sizing). 0: counted; 1: an
- * input is a stream (*regular false, nothing read); -1: a bad input (reported). */
-int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
-                    bool *regular);
 /* Sum of the sizes of the regular inputs (for the progress ETA); 0 if any is not regular. */
 uint64_t cli_inputs_size(char *const *paths, size_t npaths);
 
@@ -163,7 +159,7 @@ void cli_lines_free(cli_lines *l);
 void cli_split(const cli_chunk *c, const cli_field *fs, bool keep_all, cli_lines *l);
 void cli_lines_reserve(cli_lines *l, size_t n);
 
-/* ---- workers.c: threads over chunks, pinned, in-order commits --------------------------------- */
+/* ---- workers.c: threads over chunks, pinned, in-order commits -------------------------------- */
 
 unsigned cli_default_threads(void);
 
@@ -181,7 +177,14 @@ typedef struct cli_job {
 /* 0 when every chunk was processed; -1 on an error (input or callback). */
 int cli_run(cli_job *job);
 
-/* ---- feed.c: keys into a filter (build and add) ----------------------------------------------- */
+/* ---- count.c: the line count that sizes a build ---------------------------------------------- */
+
+/* Count the lines of regular files with the worker threads. 0: counted; 1: an input is a
+ * stream (*regular false, nothing read); -1: a bad input (reported). */
+int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
+                    bool *regular);
+
+/* ---- feed.c: keys into a filter (build and add) ---------------------------------------------- */
 
 typedef struct cli_feed_opts {
     bl_layout layout; /* the filter's */

@@ -189,6 +189,11 @@ int cli_cmd_build(int argc, char **argv)
             keys = BUILD_SCALABLE_START;
         }
     }
+    if (layout == BL_LAYOUT_SCALABLE && (o.bpk_set || o.k)) {
+        cli_usage_error("-b and -k need a fixed-size filter: give -n N (a stream without -n "
+                        "grows a scalable filter, sized by -p)");
+        return CLI_EXIT_ERROR;
+    }
     bl_filter *f = NULL;
     bl_status st = create(&o, keys, layout, &f);
     if (st != BL_OK) {

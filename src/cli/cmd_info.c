@@ -119,7 +119,8 @@ static void print_text(const char *path, unsigned version, const bl_info *in, co
             bl_info s;
             if (bl_get_stage_info(f, i, &s) != BL_OK)
                 break;
-            printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %.3g, fill %.4f\n",
+            printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %.3g, "
+                   "fill %.4f\n",
                    i, (unsigned long long)s.bits, s.k, (unsigned long long)s.keys_added,
                    (unsigned long long)s.design_keys, s.design_fpp, s.fill_ratio);
         }

@@ -100,7 +100,8 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
         cli_warn("%llu line%s (first in %s) had fewer than %zu fields: %s",
                  (unsigned long long)x.short_lines, x.short_lines == 1 ? "" : "s",
                  cli_input_name(o->inputs[x.short_first_file]), o->field.field,
-                 x.short_lines == 1 ? "its key is empty, skipped" : "their keys are empty, skipped");
+                 x.short_lines == 1 ? "its key is empty, skipped"
+                                    : "their keys are empty, skipped");
     cli_reader_free(&rd);
     for (unsigned i = 0; i < o->threads; i++)
         cli_lines_free(&x.lines[i]);

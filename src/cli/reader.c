@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Input in large line-aligned chunks, the fast line count, and key extraction from lines. */
+/* Input in line-aligned chunks (streams in order, files as ranges mapped in parallel) and keys. */
 #include "cli.h"
 
 #include <errno.h>

@@ -164,6 +164,7 @@ check "info shows stages" grep -q "stage 0" info_s
 expect_status "scalable finds every key" 0 "$B" query scal.blf pos.txt
 check "scalable: every key" cmp -s out pos.txt
 expect_error "stdin without -n for sbbf" "give -n N" sh -c "cat pos.txt | '$B' build -l sbbf -o x.blf"
+expect_error "stdin without -n with -b" "need a fixed-size filter" sh -c "cat pos.txt | '$B' build -b 10 -o x.blf"
 
 # ---- threads: the same filter and output whatever the count -------------------------------------
 gen_keys 120000 big > big.txt # ~5 MB: several chunks
@@ -367,10 +368,12 @@ pid=$!
 { cat big.txt; sleep 3; } > fifo &
 feeder=$!
 sleep 1
-kill -9 "$pid" 2> /dev/null
-{ wait "$pid"; } 2> /dev/null # bash reports the kill on its own stderr
-kill "$feeder" 2> /dev/null
-wait "$feeder" 2> /dev/null
+exec 3>&2 2> /dev/null # bash reports the kill on its own stderr
+kill -9 "$pid"
+wait "$pid"
+kill "$feeder"
+wait "$feeder"
+exec 2>&3 3>&-
 check "killed build: old filter untouched" cmp -s keep.blf f.blf
 check "killed build: no temporary left" test -z "$(ls | grep '^keep.blf.')"
 expect_status "query after killed build" 0 "$B" query -c keep.blf pos.txt
@@ -379,9 +382,9 @@ expect_status "query after killed build" 0 "$B" query -c keep.blf pos.txt
 "$B" build -o p.blf big.txt 2> perr
 check "no progress when stderr is not a terminal" test ! -s perr
 if script -qec true /dev/null > /dev/null 2>&1; then
-    script -qec "{ printf 'a\n'; sleep 1.5; printf 'b\n'; } | '$B' build -o p.blf" /dev/null > tty.txt 2>&1
+    script -qec "{ printf 'a\n'; sleep 2.5; printf 'b\n'; } | '$B' build -o p.blf" /dev/null > tty.txt 2>&1
     check "progress line on a terminal" grep -q "lines/s" tty.txt
-    script -qec "{ printf 'a\n'; sleep 1.5; printf 'b\n'; } | '$B' build -q -o p.blf" /dev/null > tty.txt 2>&1
+    script -qec "{ printf 'a\n'; sleep 2.5; printf 'b\n'; } | '$B' build -q -o p.blf" /dev/null > tty.txt 2>&1
     check "-q silences progress" test -z "$(grep 'lines/s' tty.txt)"
 fi
 
