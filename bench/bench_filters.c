@@ -21,6 +21,7 @@
 
 /* Wrong answers (a false negative, batch and single disagreeing) make the run fail. */
 static int wrong;
+static uint64_t g_sample; /* --sample, for the table headers */
 #define FILL_CHUNK 65536u
 
 typedef struct row {
@@ -62,6 +63,12 @@ static bool in_list(const char *list, const char *name)
         if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == 0))
             return true;
     return false;
+}
+
+/* Repeat a small sample within each repetition so that every repetition does ~sample keys. */
+static uint64_t loops_for(const config *cfg, size_t s)
+{
+    return s >= cfg->sample ? 1 : (cfg->sample + s - 1) / s;
 }
 
 /* ---- bloomline -------------------------------------------------------------------------------- */
@@ -154,17 +161,18 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     snprintf(r->kernel, sizeof r->kernel, "%s", lay == BL_LAYOUT_CLASSIC ? "any" : kernel);
     const int reps = cfg->reps;
     const size_t s = ks->s;
+    const uint64_t lp = loops_for(cfg, s);
     if (single)
-        BB_TIME(reps, s, r->ins1, insert_single(f, ks));
-    BB_TIME(reps, s, r->insb, insert_batch(f, ks));
+        BB_TIME_LOOPS(reps, s, lp, r->ins1, insert_single(f, ks));
+    BB_TIME_LOOPS(reps, s, lp, r->insb, insert_batch(f, ks));
     fill_bloomline(f, ks, s, n, ubuf, chunk);
     size_t h1 = s, hb = 0, m1 = 0, mb = 0;
     if (single)
-        BB_TIME(reps, s, r->hit1, h1 = query_single(f, ks, true));
-    BB_TIME(reps, s, r->hitb, hb = query_batch(f, ks, true, res));
+        BB_TIME_LOOPS(reps, s, lp, r->hit1, h1 = query_single(f, ks, true));
+    BB_TIME_LOOPS(reps, s, lp, r->hitb, hb = query_batch(f, ks, true, res));
     if (single)
-        BB_TIME(reps, s, r->miss1, m1 = query_single(f, ks, false));
-    BB_TIME(reps, s, r->missb, mb = query_batch(f, ks, false, res));
+        BB_TIME_LOOPS(reps, s, lp, r->miss1, m1 = query_single(f, ks, false));
+    BB_TIME_LOOPS(reps, s, lp, r->missb, mb = query_batch(f, ks, false, res));
     if (!single)
         m1 = mb;
     if (h1 != s || hb != s || m1 != mb) {
@@ -199,7 +207,7 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
     const int reps = cfg->reps;
     r->insb.valid = r->hitb.valid = r->missb.valid = false;
     if (ks->url) {
-        BB_TIME(reps, s, r->ins1, for (size_t i = 0; i < s; i++) bloom_add(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->ins1, for (size_t i = 0; i < s; i++) bloom_add(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
         for (uint64_t i = s; i < n; i += FILL_CHUNK) {
             size_t c = (size_t)(n - i < FILL_CHUNK ? n - i : FILL_CHUNK);
             bb_urls_fill(chunk, i, c);
@@ -207,7 +215,7 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
                 bloom_add(&b, chunk->ptr[j], (int)chunk->len[j]);
         }
     } else {
-        BB_TIME(reps, s, r->ins1, for (size_t i = 0; i < s; i++) bloom_add(&b, &ks->hit[i], 8));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->ins1, for (size_t i = 0; i < s; i++) bloom_add(&b, &ks->hit[i], 8));
         for (uint64_t i = s; i < n; i++) {
             uint64_t k = bb_key_u64(i);
             bloom_add(&b, &k, 8);
@@ -215,11 +223,11 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
     }
     size_t h = 0, m = 0;
     if (ks->url) {
-        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
-        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, ks->umiss.ptr[i], (int)ks->umiss.len[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, ks->umiss.ptr[i], (int)ks->umiss.len[i]));
     } else {
-        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
-        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
     }
     if (h != s) {
         wrong++;
@@ -284,8 +292,8 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
             v[rep] = (double)t / (double)c;
         }
         r->ins1 = bb_stat_of(v, reps);
-        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_setstr_contains(&set, ks->uhit.ptr[i], ks->uhit.len[i]));
-        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_setstr_contains(&set, ks->umiss.ptr[i], ks->umiss.len[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_setstr_contains(&set, ks->uhit.ptr[i], ks->uhit.len[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_setstr_contains(&set, ks->umiss.ptr[i], ks->umiss.len[i]));
         r->bytes = bb_setstr_bytes(&set);
         bb_setstr_free(&set);
     } else {
@@ -311,8 +319,8 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
             v[rep] = (double)t / (double)c;
         }
         r->ins1 = bb_stat_of(v, reps);
-        BB_TIME(reps, s, r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_set64_contains(&set, ks->hit[i]));
-        BB_TIME(reps, s, r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_set64_contains(&set, ks->miss[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_set64_contains(&set, ks->hit[i]));
+        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_set64_contains(&set, ks->miss[i]));
         r->bytes = bb_set64_bytes(&set);
         bb_set64_free(&set);
     }
@@ -333,8 +341,8 @@ static void bench_hash_only(row *r, const config *cfg, const keyset *ks)
     snprintf(r->kernel, sizeof r->kernel, "-");
     r->fpr = -1;
     uint64_t x = 0;
-    BB_TIME(cfg->reps, ks->s, r->hit1, for (size_t i = 0; i < ks->s; i++) x += XXH3_64bits(ks->uhit.ptr[i], ks->uhit.len[i]));
-    BB_TIME(cfg->reps, ks->s, r->miss1, for (size_t i = 0; i < ks->s; i++) x += XXH3_64bits(ks->umiss.ptr[i], ks->umiss.len[i]));
+    BB_TIME_LOOPS(cfg->reps, ks->s, loops_for(cfg, ks->s), r->hit1, for (size_t i = 0; i < ks->s; i++) x += XXH3_64bits(ks->uhit.ptr[i], ks->uhit.len[i]));
+    BB_TIME_LOOPS(cfg->reps, ks->s, loops_for(cfg, ks->s), r->miss1, for (size_t i = 0; i < ks->s; i++) x += XXH3_64bits(ks->umiss.ptr[i], ks->umiss.len[i]));
     bb_sink += x;
 }
 
@@ -369,8 +377,9 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
                        int nrows, const bb_stat probe_rd[3], const bb_stat probe_rmw[3],
                        unsigned dist)
 {
-    printf("\n### %s keys, n = 2^%d (%llu), timed over %zu keys per repetition\n\n", kind,
-           __builtin_ctzll(n), (unsigned long long)n, s);
+    printf("\n### %s keys, n = 2^%d (%llu), timed over %zu keys per repetition%s\n\n", kind,
+           __builtin_ctzll(n), (unsigned long long)n, s,
+           s < g_sample ? ", repeated to the sample size in each repetition" : "");
     printf("| probe (1 line per key) | read ns/key | read-modify-write ns/key |\n|---|---:|---:|\n");
     for (int m = 0; m < 3; m++) {
         char c1[64], c2[64];
@@ -476,6 +485,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--quick")) {
             sizes[0] = 1u << 10, sizes[1] = 1u << 13, nsizes = 2, cfg.reps = 3;
+            cfg.sample = 1u << 13;
             continue;
         }
         if (!strcmp(a, "--no-libbloom")) {
@@ -528,6 +538,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    g_sample = cfg.sample;
     const char *kernels[8];
     int nkern = 0;
     for (size_t i = 0; bl_kernel_at(i) != NULL && nkern < 8; i++) {
@@ -597,8 +608,9 @@ int main(int argc, char **argv)
             if (bb_buffer_alloc(&buf, (size_t)((double)n * cfg.bpk / 8)) != 0)
                 return 1;
             for (int m = 0; m < 3; m++) {
-                BB_TIME(cfg.reps, ks.s, prd[m], bb_sink += bb_probe_read(&buf, ks.hit, ks.s, m, cfg.dist));
-                BB_TIME(cfg.reps, ks.s, prmw[m], bb_probe_rmw(&buf, ks.hit, ks.s, m, cfg.dist));
+                const uint64_t lp = loops_for(&cfg, ks.s);
+                BB_TIME_LOOPS(cfg.reps, ks.s, lp, prd[m], bb_sink += bb_probe_read(&buf, ks.hit, ks.s, m, cfg.dist));
+                BB_TIME_LOOPS(cfg.reps, ks.s, lp, prmw[m], bb_probe_rmw(&buf, ks.hit, ks.s, m, cfg.dist));
             }
             bb_buffer_free(&buf);
 

@@ -12,6 +12,11 @@
 #include "internal.h"
 
 static int reps = 5;
+/* Every repetition does about this many keys (small samples are repeated): ms-long repetitions
+ * keep a context switch of the shared machine from dominating one. */
+static uint64_t per_rep = 1u << 21;
+
+#define LP(s) ((s) >= per_rep ? 1 : (per_rep + (s) - 1) / (s))
 
 static void line(const char *what, const char *kernel, uint64_t n, bb_stat s, const char *note)
 {
@@ -54,26 +59,26 @@ static void u64_parts(uint64_t n, const char *kernel)
     f->kern->hash_u64_xxh3(k, s, f->seed, h);
     bb_stat st;
     size_t hits = 0;
-    BB_TIME(reps, s, st, hits += bl_contains_u64_batch(f, k, s, res));
+    BB_TIME_LOOPS(reps, s, LP(s), st, hits += bl_contains_u64_batch(f, k, s, res));
     line("bl_contains_u64_batch (whole batched query)", kernel, n, st, "");
-    BB_TIME(reps, s, st, f->kern->hash_u64_xxh3(k, s, f->seed, h));
+    BB_TIME_LOOPS(reps, s, LP(s), st, f->kern->hash_u64_xxh3(k, s, f->seed, h));
     line("· hash stage alone (kernel hash_u64_xxh3)", kernel, n, st, "");
-    BB_TIME(reps, s, st, hits += f->kern->blocked_test(f->data, f->nblocks, f->k, h, s, s, res));
+    BB_TIME_LOOPS(reps, s, LP(s), st, hits += f->kern->blocked_test(f->data, f->nblocks, f->k, h, s, s, res));
     line("· probe stage alone (kernel blocked_test on ready hashes)", kernel, n, st, "");
-    BB_TIME(reps, s, st, hits += bl_contains_hash_batch(f, h, s, res));
+    BB_TIME_LOOPS(reps, s, LP(s), st, hits += bl_contains_hash_batch(f, h, s, res));
     line("· bl_contains_hash_batch (no hashing)", kernel, n, st, "");
-    BB_TIME(reps, s, st, bl_add_u64_batch(f, k, s));
+    BB_TIME_LOOPS(reps, s, LP(s), st, bl_add_u64_batch(f, k, s));
     line("bl_add_u64_batch (whole batched insert)", kernel, n, st, "");
-    BB_TIME(reps, s, st, f->kern->blocked_add(f->data, f->nblocks, f->k, h, s, s));
+    BB_TIME_LOOPS(reps, s, LP(s), st, f->kern->blocked_add(f->data, f->nblocks, f->k, h, s, s));
     line("· add stage alone (kernel blocked_add on ready hashes)", kernel, n, st, "");
     if (!strcmp(kernel, bl_kernel_name()) || !strcmp(kernel, "scalar")) {
-        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_contains_u64(f, k[i]));
+        BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_contains_u64(f, k[i]));
         line("bl_contains_u64 (single key)", kernel, n, st, "no kernel involved");
-        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_contains_hash(f, h[i]));
+        BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_contains_hash(f, h[i]));
         line("· bl_contains_hash (single, no hashing)", kernel, n, st, "");
-        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_blocked_test_one(f->data, f->nblocks, f->k, h[i]));
+        BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_blocked_test_one(f->data, f->nblocks, f->k, h[i]));
         line("· bl_blocked_test_one inlined (the spec's scalar test)", kernel, n, st, "");
-        BB_TIME(reps, s, st, for (size_t i = 0; i < s; i++) hits += bl_xxh3_u64(k[i], 0) & 1);
+        BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_xxh3_u64(k[i], 0) & 1);
         line("· bl_xxh3_u64 alone (scalar)", kernel, n, st, "");
     }
     bb_sink += hits;
@@ -98,13 +103,13 @@ static void url_parts(uint64_t n, const char *kernel)
     bb_stat st;
     size_t hits = 0;
     uint64_t x = 0;
-    BB_TIME(reps, n, st, hits += bl_contains_batch(f, u.ptr, u.len, n, res));
+    BB_TIME_LOOPS(reps, n, LP(n), st, hits += bl_contains_batch(f, u.ptr, u.len, n, res));
     line("URL bl_contains_batch (whole batched query)", kernel, n, st, "");
-    BB_TIME(reps, n, st, for (size_t i = 0; i < n; i++) h[i] = bl_hash(f, u.ptr[i], u.len[i]));
+    BB_TIME_LOOPS(reps, n, LP(n), st, for (size_t i = 0; i < n; i++) h[i] = bl_hash(f, u.ptr[i], u.len[i]));
     line("· bl_hash per key (the hash stage)", kernel, n, st, "");
-    BB_TIME(reps, n, st, for (size_t i = 0; i < n; i++) x += XXH3_64bits(u.ptr[i], u.len[i]));
+    BB_TIME_LOOPS(reps, n, LP(n), st, for (size_t i = 0; i < n; i++) x += XXH3_64bits(u.ptr[i], u.len[i]));
     line("· XXH3_64bits inlined, nothing else", kernel, n, st, "");
-    BB_TIME(reps, n, st, hits += bl_contains_hash_batch(f, h, n, res));
+    BB_TIME_LOOPS(reps, n, LP(n), st, hits += bl_contains_hash_batch(f, h, n, res));
     line("· bl_contains_hash_batch (probe stage)", kernel, n, st, "");
     bb_sink += hits + x;
     free(h);
@@ -131,7 +136,7 @@ static void atomic_parts(uint64_t n, const char *kernel)
             break;
         bl_clear(f);
         bb_stat st;
-        BB_TIME(reps, s, st, bl_add_hash_batch(f, k, s));
+        BB_TIME_LOOPS(reps, s, LP(s), st, bl_add_hash_batch(f, k, s));
         line(conc ? "bl_add_hash_batch, BL_FLAG_CONCURRENT (p = 1e-4)"
                   : "bl_add_hash_batch, plain (p = 1e-4)",
              kernel, n, st, conc ? "atomic OR per bit" : "kernel add with prefetch");
@@ -143,8 +148,10 @@ static void atomic_parts(uint64_t n, const char *kernel)
 int main(int argc, char **argv)
 {
     bool quick = argc > 1 && !strcmp(argv[1], "--quick");
-    if (quick)
+    if (quick) {
         reps = 3;
+        per_rep = 1u << 14;
+    }
     bb_pin_thread(-1);
     bb_print_machine(stdout);
     printf("# where the time goes: median (min) ns per key of %d repetitions, %s\n\n", reps,

@@ -9,7 +9,7 @@
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_probe [--sizes 16,20,24,27] [--bits-per-key 10] [--dist 64[,..]]\n"
-                    "                   [--reps 5] [--sample 2^22] [--clock cpu|wall] [--csv FILE] [--quick]\n"
+                    "                   [--reps 5] [--sample 2^21] [--clock cpu|wall] [--csv FILE] [--quick]\n"
                     "Buffers are sized like a filter of 2^s keys at the given bits per key.\n");
 }
 
@@ -21,13 +21,14 @@ int main(int argc, char **argv)
     int ndists = 1;
     int reps = 5;
     double bpk = 10;
-    uint64_t sample = 1u << 22;
+    uint64_t sample = 1u << 21;
     const char *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--quick")) {
             sizes[0] = 1u << 10, sizes[1] = 1u << 14, nsizes = 2;
             reps = 3;
+            sample = 1u << 14;
             continue;
         }
         if (v == NULL) {
@@ -82,8 +83,9 @@ int main(int argc, char **argv)
             for (int di = 0; di < (m == BB_PROBE_PLAIN ? 1 : ndists); di++) {
                 unsigned d = m == BB_PROBE_PLAIN ? 0 : (unsigned)dists[di];
                 bb_stat rd, rmw;
-                BB_TIME(reps, s, rd, bb_sink += bb_probe_read(&buf, keys, s, m, d));
-                BB_TIME(reps, s, rmw, bb_probe_rmw(&buf, keys, s, m, d));
+                const uint64_t lp = s >= sample ? 1 : (sample + s - 1) / s; /* ms-long reps */
+                BB_TIME_LOOPS(reps, s, lp, rd, bb_sink += bb_probe_read(&buf, keys, s, m, d));
+                BB_TIME_LOOPS(reps, s, lp, rmw, bb_probe_rmw(&buf, keys, s, m, d));
                 char c1[64], c2[64];
                 printf("| 2^%d | %.1f MiB | %s | %u | %s | %s |\n", __builtin_ctzll(n),
                        buf.bytes / 1048576.0, bb_probe_mode_name[m], d, bb_fmt_ns(rd, c1, 64),

@@ -13,6 +13,7 @@ set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 
-# -L: the arm64 loader and libc of the cross toolchain; other arm64 libraries are found at their
-# multiarch paths (qemu falls back to the real path).
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+# No -L: the programs run against the multiarch arm64 loader and libc (libc6:arm64, in /lib and
+# /usr/lib/aarch64-linux-gnu). With -L /usr/aarch64-linux-gnu (the cross toolchain's libc) qemu
+# 7.2 hangs in pthread_create and fork, even for a trivial program.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)

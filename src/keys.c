@@ -88,6 +88,12 @@ bl_status bl_add_u64(bl_filter *filter, uint64_t key)
 {
     if (filter == NULL)
         return BL_E_INVALID;
+    if (filter->layout == BL_LAYOUT_BLOCKED && filter->flags == 0 &&
+        filter->storage != BL_STORAGE_FILE_MAP) {
+        bl_blocked_add_one(filter->data, filter->nblocks, filter->k, bl_xxh3_u64(key, filter->seed));
+        filter->keys_added++;
+        return BL_OK;
+    }
     if (filter->layout == BL_LAYOUT_CLASSIC)
         return bl_add(filter, &key, sizeof key);
     if (!writable(filter))
@@ -120,6 +126,11 @@ bool bl_contains_u64(const bl_filter *filter, uint64_t key)
 {
     if (filter == NULL)
         return false;
+    /* The native layout's single-key query is the embedders' hot path: hash and probe inline,
+     * no switch on the scheme. */
+    if (filter->layout == BL_LAYOUT_BLOCKED)
+        return bl_blocked_test_one(filter->data, filter->nblocks, filter->k,
+                                   bl_xxh3_u64(key, filter->seed));
     if (filter->layout == BL_LAYOUT_CLASSIC)
         return bl_contains(filter, &key, sizeof key);
     return test_hash(filter, bl_hash_u64(filter, key));

@@ -293,24 +293,11 @@ static void test_save_errors(void **state)
     bl_free(f);
 }
 
-/* Cross builds run the tests under qemu-user (BLOOMLINE_TEST_EMULATED), where fork() can
- * deadlock in qemu's own locks; the fork-based tests check the kernel, not the CPU, and run in
- * the native build. */
-static bool emulated(void)
-{
-    if (getenv("BLOOMLINE_TEST_EMULATED") == NULL)
-        return false;
-    printf("# skipped under emulation (qemu-user fork is unreliable)\n");
-    return true;
-}
-
 /* A full disk, through RLIMIT_FSIZE in a child: the save fails, the old file is intact and the
  * temporary file is gone. */
 static void test_save_disk_full_keeps_old_file(void **state)
 {
     (void)state;
-    if (emulated())
-        skip();
     char path[512];
     path_in(path, sizeof path, "full.blf");
     bl_filter *old = ft_make_filled(BL_LAYOUT_BLOCKED, 5, 1000, false);
@@ -383,7 +370,7 @@ static bool kernel_rerun(void)
 static void test_kill_during_save(void **state)
 {
     (void)state;
-    if (kernel_rerun() || emulated())
+    if (kernel_rerun())
         skip();
     char path[512];
     path_in(path, sizeof path, "killed.blf");

@@ -14,7 +14,7 @@ src=$2
 work=$3
 nkeys=${4:-20000}
 jar=${GUAVA_JAR:-/usr/share/java/guava.jar}
-# Set by tests/interop.cmake in cross builds, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu".
+# Set by tests/interop.cmake in cross builds (the cross-compiling emulator, e.g. "qemu-aarch64").
 emulator=${BLOOMLINE_TOOL_EMULATOR:-}
 
 if ! command -v java >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -r "$jar" ]; then
