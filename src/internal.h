@@ -266,8 +266,9 @@ static inline void bl_classic_hashes_from_prehash(uint64_t h, uint64_t *h1, uint
 /* ---- Layout operations ---------------------------------------------------------------------- */
 
 /* Atomic (BL_FLAG_CONCURRENT) adds; scalar, identical bits to every kernel. */
-void bl_blocked_add_atomic(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n);
-void bl_sbbf_add_atomic(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n);
+void bl_blocked_add_atomic(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                           size_t n, size_t avail);
+void bl_sbbf_add_atomic(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
 
 /* Classic layout (classic.c). */
 void bl_classic_add_h(bl_filter *f, uint64_t h1, uint64_t h2);

@@ -26,13 +26,13 @@ static bl_status add_hash(bl_filter *f, uint64_t h)
     switch (f->layout) {
     case BL_LAYOUT_BLOCKED:
         if (f->flags & BL_FLAG_CONCURRENT)
-            bl_blocked_add_atomic(f->data, f->nblocks, f->k, &h, 1);
+            bl_blocked_add_atomic(f->data, f->nblocks, f->k, &h, 1, 1);
         else
             bl_blocked_add_one(f->data, f->nblocks, f->k, h);
         break;
     case BL_LAYOUT_SBBF:
         if (f->flags & BL_FLAG_CONCURRENT)
-            bl_sbbf_add_atomic(f->data, f->nblocks, &h, 1);
+            bl_sbbf_add_atomic(f->data, f->nblocks, &h, 1, 1);
         else
             bl_sbbf_add_one(f->data, f->nblocks, h);
         break;
@@ -151,13 +151,13 @@ static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
     switch (f->layout) {
     case BL_LAYOUT_BLOCKED:
         if (f->flags & BL_FLAG_CONCURRENT)
-            bl_blocked_add_atomic(f->data, f->nblocks, f->k, h, n);
+            bl_blocked_add_atomic(f->data, f->nblocks, f->k, h, n, avail);
         else
             f->kern->blocked_add(f->data, f->nblocks, f->k, h, n, avail);
         break;
     case BL_LAYOUT_SBBF:
         if (f->flags & BL_FLAG_CONCURRENT)
-            bl_sbbf_add_atomic(f->data, f->nblocks, h, n);
+            bl_sbbf_add_atomic(f->data, f->nblocks, h, n, avail);
         else
             f->kern->sbbf_add(f->data, f->nblocks, h, n, avail);
         break;
