@@ -88,12 +88,6 @@ bl_status bl_add_u64(bl_filter *filter, uint64_t key)
 {
     if (filter == NULL)
         return BL_E_INVALID;
-    if (filter->layout == BL_LAYOUT_BLOCKED && filter->flags == 0 &&
-        filter->storage != BL_STORAGE_FILE_MAP) {
-        bl_blocked_add_one(filter->data, filter->nblocks, filter->k, bl_xxh3_u64(key, filter->seed));
-        filter->keys_added++;
-        return BL_OK;
-    }
     if (filter->layout == BL_LAYOUT_CLASSIC)
         return bl_add(filter, &key, sizeof key);
     if (!writable(filter))
@@ -127,7 +121,7 @@ bool bl_contains_u64(const bl_filter *filter, uint64_t key)
     if (filter == NULL)
         return false;
     /* The native layout's single-key query is the embedders' hot path: hash and probe inline,
-     * no switch on the scheme. */
+     * without test_hash's switches (7.65 vs 8.05 ns/key at 2^16, measured alternately). */
     if (filter->layout == BL_LAYOUT_BLOCKED)
         return bl_blocked_test_one(filter->data, filter->nblocks, filter->k,
                                    bl_xxh3_u64(key, filter->seed));

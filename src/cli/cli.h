@@ -139,6 +139,8 @@ int cli_reader_next(cli_reader *r, cli_chunk *c);
 int cli_chunk_load(cli_reader *r, cli_chunk *c);
 void cli_chunk_release(cli_chunk *c);
 const char *cli_input_name(const char *path);
+/* The INPUT operands argv[first..argc), or "-" (standard input) when there are none. */
+char *const *cli_inputs(int argc, char **argv, int first, size_t *n);
 /* Sum of the sizes of the regular inputs (for the progress ETA); 0 if any is not regular. */
 uint64_t cli_inputs_size(char *const *paths, size_t npaths);
 

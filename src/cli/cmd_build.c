@@ -167,9 +167,8 @@ int cli_cmd_build(int argc, char **argv)
     int pr = parse(argc, argv, &o);
     if (pr != 0)
         return pr > 0 ? cli_print_help("build") : CLI_EXIT_ERROR;
-    static char *const stdin_only[] = {"-"};
-    char *const *inputs = optind < argc ? argv + optind : stdin_only;
-    const size_t ninputs = optind < argc ? (size_t)(argc - optind) : 1;
+    size_t ninputs;
+    char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
 
     uint64_t keys = 0;
     bl_layout layout = o.layout;

@@ -128,9 +128,8 @@ int cli_cmd_query(int argc, char **argv)
     if (optind >= argc)
         return cli_usage_error("missing FILTER");
     const char *path = argv[optind++];
-    static char *const stdin_only[] = {"-"};
-    char *const *inputs = optind < argc ? argv + optind : stdin_only;
-    const size_t ninputs = optind < argc ? (size_t)(argc - optind) : 1;
+    size_t ninputs;
+    char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
 
     bl_filter *f;
     if (cli_open_filter(path, false, verify, &f, NULL) != 0)

@@ -12,6 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+char *const *cli_inputs(int argc, char **argv, int first, size_t *n)
+{
+    static char *const stdin_only[] = {"-"};
+    if (first < argc) {
+        *n = (size_t)(argc - first);
+        return argv + first;
+    }
+    *n = 1;
+    return stdin_only;
+}
+
 const char *cli_input_name(const char *path)
 {
     return strcmp(path, "-") == 0 ? "(standard input)" : path;
