@@ -54,6 +54,10 @@ struct bl_kernels {
                         size_t avail);
     size_t (*blocked_test)(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                            size_t n, size_t avail, uint8_t *res);
+    /* One key, no look-ahead: the single-key query paths (bl_contains_hash, bl_contains; and
+     * bl_contains_u64, hashing with XXH3 inside so the whole query is one call). */
+    bool (*blocked_contains)(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
+    bool (*blocked_contains_u64)(const struct bl_filter *f, uint64_t key);
     /* Parquet split-block layout. */
     void (*sbbf_add)(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
     size_t (*sbbf_test)(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
@@ -61,6 +65,9 @@ struct bl_kernels {
 };
 
 extern const struct bl_kernels bl_kernels_scalar;
+/* The scalar single-key probes, also the NEON table's (one key leaves NEON nothing to batch). */
+bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
+bool bl_blocked_contains_u64_scalar(const struct bl_filter *f, uint64_t key);
 #if defined(BLOOMLINE_HAVE_AVX2)
 extern const struct bl_kernels bl_kernels_avx2;
 #endif
@@ -88,6 +95,8 @@ struct bl_filter {
     unsigned k;
     unsigned flags;
     uint64_t seed;
+    uint64_t xxh3_flip; /* bl_xxh3_u64_flip(seed), for the single-key path */
+    uint32_t k_lanes;   /* (1 << k) - 1: the SIMD lanes of a key's probes (blocked) */
     uint64_t nbits;   /* payload bits (counting: 4 x counters) */
     uint64_t nblocks; /* lines (blocked, counting), blocks (sbbf), 64-bit words (classic) */
     uint8_t *data;    /* the payload, 64-byte aligned */
@@ -153,14 +162,23 @@ static inline uint64_t bl_xxh3_u64_seed_fold(uint64_t seed)
     uint32_t lo = (uint32_t)seed;
     return seed ^ ((uint64_t)__builtin_bswap32(lo) << 32);
 }
-static inline uint64_t bl_xxh3_u64(uint64_t key, uint64_t seed)
+/* The seed's whole contribution, computed once per filter for the single-key path. */
+static inline uint64_t bl_xxh3_u64_flip(uint64_t seed)
 {
-    uint64_t h = bl_rotl64(key, 32) ^ (BL_XXH3_BITFLIP_8 - bl_xxh3_u64_seed_fold(seed));
+    return BL_XXH3_BITFLIP_8 - bl_xxh3_u64_seed_fold(seed);
+}
+static inline uint64_t bl_xxh3_u64_flipped(uint64_t key, uint64_t flip)
+{
+    uint64_t h = bl_rotl64(key, 32) ^ flip;
     h ^= bl_rotl64(h, 49) ^ bl_rotl64(h, 24);
     h *= BL_XXH3_RRMXMX;
     h ^= (h >> 35) + 8;
     h *= BL_XXH3_RRMXMX;
     return h ^ (h >> 28);
+}
+static inline uint64_t bl_xxh3_u64(uint64_t key, uint64_t seed)
+{
+    return bl_xxh3_u64_flipped(key, bl_xxh3_u64_flip(seed));
 }
 
 #define BL_XXH64_P1 0x9E3779B185EBCA87ULL

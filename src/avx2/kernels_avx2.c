@@ -127,16 +127,53 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
     return blocked_test_loop(data, nlines, h, n, avail, res, m0, m1, true);
 }
 
+/* One key: the batched loop's body without the window (two dependent loads at most). */
+static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    const __m256i *line = (const __m256i *)(const void *)bl_window_addr(data, nlines, h);
+    const __m256i lo = _mm256_load_si256(line), hi = _mm256_load_si256(line + 1);
+    const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
+    __m256i miss = blocked_missing(lo, hi, hv, blocked_muls(k, 0));
+    if (k > 8)
+        miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, blocked_muls(k, 8)));
+    return _mm256_testz_si256(miss, miss);
+}
+
+static bool blocked_contains_u64_avx2(const bl_filter *f, uint64_t key)
+{
+    return blocked_contains_avx2(f->data, f->nblocks, f->k, bl_xxh3_u64_flipped(key, f->xxh3_flip));
+}
+
+/* The key's 512-bit mask (kernels_avx2.h) as two ymm halves. */
+BL_INLINE void line_or_key(uint8_t *line, unsigned k, uint64_t h)
+{
+    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+    for (unsigned i = 0; i < k; i++) {
+        const uint32_t pos = bl_blocked_pos(h, i);
+        const __m256i bit = _mm256_set1_epi32((int)bl_bit_value[pos & 31]);
+        const __m256i *sel = (const __m256i *)(const void *)bl_word_select[pos >> 5];
+        lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_load_si256(sel), bit));
+        hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_load_si256(sel + 1), bit));
+    }
+    __m256i *v = (__m256i *)(void *)line;
+    _mm256_store_si256(v, _mm256_or_si256(_mm256_load_si256(v), lo));
+    _mm256_store_si256(v + 1, _mm256_or_si256(_mm256_load_si256(v + 1), hi));
+}
+
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
 {
-    /* Setting bits is a read-modify-write of k words that may repeat (a vector scatter-OR
-     * would need conflict handling); scalar ORs into the window's line, which in DRAM is
-     * limited by the line fetch anyway. */
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
+    if (nlines <= BL_CACHE_RESIDENT_BYTES / BL_LINE_BYTES) {
+        /* in cache, k scalar ORs are cheaper than building the mask */
+        for (size_t i = 0; i < n; i++)
+            bl_line_add((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
+                        k, h[i]);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
-        bl_line_add((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true), k,
+        line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true), k,
                     h[i]);
 }
 
@@ -188,6 +225,8 @@ const struct bl_kernels bl_kernels_avx2 = {
     .hash_u64_xxh64 = bl_hash_u64_xxh64_avx2,
     .blocked_add = bl_blocked_add_avx2,
     .blocked_test = bl_blocked_test_avx2,
+    .blocked_contains = blocked_contains_avx2,
+    .blocked_contains_u64 = blocked_contains_u64_avx2,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
 };

@@ -172,6 +172,8 @@ const struct bl_kernels bl_kernels_neon = {
     .hash_u64_xxh64 = hash_u64_xxh64_neon,
     .blocked_add = blocked_add_neon,
     .blocked_test = blocked_test_neon,
+    .blocked_contains = bl_blocked_contains_scalar,
+    .blocked_contains_u64 = bl_blocked_contains_u64_scalar,
     .sbbf_add = sbbf_add_neon,
     .sbbf_test = sbbf_test_neon,
 };

@@ -39,6 +39,16 @@ static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsig
     return hits;
 }
 
+bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    return bl_blocked_test_one(data, nlines, k, h);
+}
+
+bool bl_blocked_contains_u64_scalar(const bl_filter *f, uint64_t key)
+{
+    return bl_blocked_test_one(f->data, f->nblocks, f->k, bl_xxh3_u64_flipped(key, f->xxh3_flip));
+}
+
 static void bl_sbbf_add_scalar(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                                size_t avail)
 {
@@ -71,6 +81,8 @@ const struct bl_kernels bl_kernels_scalar = {
     .hash_u64_xxh64 = bl_hash_u64_xxh64_scalar,
     .blocked_add = bl_blocked_add_scalar,
     .blocked_test = bl_blocked_test_scalar,
+    .blocked_contains = bl_blocked_contains_scalar,
+    .blocked_contains_u64 = bl_blocked_contains_u64_scalar,
     .sbbf_add = bl_sbbf_add_scalar,
     .sbbf_test = bl_sbbf_test_scalar,
 };
