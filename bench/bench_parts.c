@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "bench_common.h"
+#include "inline_single.h"
 #include "internal.h"
 
 static int reps = 5;
@@ -73,9 +74,17 @@ static void u64_parts(uint64_t n, const char *kernel)
     line("· add stage alone (kernel blocked_add on ready hashes)", kernel, n, st, "");
     if (!strcmp(kernel, bl_kernel_name()) || !strcmp(kernel, "scalar")) {
         BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_contains_u64(f, k[i]));
-        line("bl_contains_u64 (single key)", kernel, n, st, "no kernel involved");
+        line("bl_contains_u64 (single key)", kernel, n, st, "one kernel call: hash + probe");
         BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_contains_hash(f, h[i]));
         line("· bl_contains_hash (single, no hashing)", kernel, n, st, "");
+        BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += f->kern->blocked_contains(f->data, f->nblocks, f->k, h[i]));
+        line("· kernel blocked_contains on ready hashes", kernel, n, st, "");
+#ifdef BB_HAVE_INLINE_AVX512
+        if (bl_cpu_features() & BL_CPU_AVX512) {
+            BB_TIME_LOOPS(reps, s, LP(s), st, hits += bb_inline_single_avx512(f, k, s));
+            line("· hash + AVX-512 probe inline in the caller's loop", kernel, n, st, "no call: the floor");
+        }
+#endif
         BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_blocked_test_one(f->data, f->nblocks, f->k, h[i]));
         line("· bl_blocked_test_one inlined (the spec's scalar test)", kernel, n, st, "");
         BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_xxh3_u64(k[i], 0) & 1);

@@ -138,6 +138,8 @@ bool bl_contains_u64(const bl_filter *filter, uint64_t key)
 
 bool bl_contains_hash(const bl_filter *filter, uint64_t hash)
 {
+    if (filter != NULL && filter->layout == BL_LAYOUT_BLOCKED) /* as bl_contains_u64 */
+        return filter->kern->blocked_contains(filter->data, filter->nblocks, filter->k, hash);
     return filter != NULL && test_hash(filter, hash);
 }
 

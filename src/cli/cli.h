@@ -124,6 +124,7 @@ typedef struct cli_reader {
     bool keep_going; /* report a bad input and go on (query), or stop (build, add) */
     bool peek;       /* leave standard input where it was (the line count before a build) */
     int errors;      /* atomic */
+    bool *refused;   /* per input: could not be opened (no count line for it, as grep) */
     char *carry;
     size_t carry_len, carry_cap;
     uint64_t bytes;

@@ -35,6 +35,7 @@ typedef struct query_ctx {
     bool invert, count_only;
     query_worker *w;
     uint64_t selected;    /* in commit order */
+    uint64_t *per_input;  /* -c with several inputs: selected lines of each, as grep -c */
     uint64_t short_lines; /* idem */
     size_t short_first_file;
     cli_progress *progress;
@@ -92,6 +93,8 @@ static int query_commit(void *ctx, unsigned worker, const cli_chunk *c)
     query_ctx *x = ctx;
     query_worker *w = &x->w[worker];
     x->selected += w->selected;
+    if (x->per_input != NULL)
+        x->per_input[c->file] += w->selected;
     if (w->lines.short_lines > 0 && x->short_lines == 0)
         x->short_first_file = c->file;
     x->short_lines += w->lines.short_lines;
@@ -140,6 +143,10 @@ int cli_cmd_query(int argc, char **argv)
     x.field = &cm.field;
     x.invert = invert;
     x.count_only = count_only;
+    if (count_only && ninputs > 1) {
+        x.per_input = cli_malloc(ninputs * sizeof *x.per_input);
+        memset(x.per_input, 0, ninputs * sizeof *x.per_input);
+    }
     x.w = calloc(cm.threads, sizeof *x.w);
     if (x.w == NULL) {
         bl_free(f);
@@ -159,8 +166,11 @@ int cli_cmd_query(int argc, char **argv)
                    .ctx = &x,
                    .progress = &prog};
     int rc = cli_run(&job);
-    if (rc == 0 && count_only)
+    if (rc == 0 && count_only && x.per_input == NULL)
         printf("%llu\n", (unsigned long long)x.selected);
+    for (size_t i = 0; rc == 0 && x.per_input != NULL && i < ninputs; i++)
+        if (!rd.refused[i])
+            printf("%s:%llu\n", cli_input_name(inputs[i]), (unsigned long long)x.per_input[i]);
     if (fflush(stdout) != 0) {
         cli_error("write error: %s", strerror(errno));
         rc = -1;
@@ -179,6 +189,7 @@ int cli_cmd_query(int argc, char **argv)
         free(x.w[i].out);
     }
     free(x.w);
+    free(x.per_input);
     bl_free(f);
     if (rc != 0 || errors > 0)
         return CLI_EXIT_ERROR;

@@ -35,6 +35,8 @@ void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep
     r->npaths = npaths;
     r->fd = -1;
     r->keep_going = keep_going;
+    r->refused = cli_malloc(npaths * sizeof *r->refused);
+    memset(r->refused, 0, npaths * sizeof *r->refused);
 }
 
 /* A regular file is shared by the chunks cut from it: the last one to finish closes it. */
@@ -59,6 +61,8 @@ void cli_reader_free(cli_reader *r)
     r->file = NULL;
     free(r->carry);
     r->carry = NULL;
+    free(r->refused);
+    r->refused = NULL;
 }
 
 /* Open the next input. 1: open, 0: none left, -1: a bad input and we must stop. */
@@ -96,6 +100,8 @@ static int open_next(cli_reader *r)
         if (fd >= 0 && !is_stdin)
             close(fd);
         __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+        if (r->refused != NULL)
+            r->refused[r->cur] = true;
         r->cur++;
         if (!r->keep_going)
             return -1;

@@ -320,6 +320,11 @@ expect_error "missing input (build)" "nosuch.txt" "$B" build -o x.blf nosuch.txt
 check "failed build writes nothing" test ! -e x.blf
 expect_error "missing input (query)" "nosuch.txt" "$B" query f.blf pos.txt nosuch.txt
 check "query goes on past a missing input" test "$(wc -l < out)" -eq 20000
+# -c over several inputs: one "NAME:COUNT" line per input, as grep -c; none for a missing one.
+expect_error "query -c per input" "nosuch.txt" "$B" query -c tight.blf pos.txt nosuch.txt neg.txt
+check "query -c per input lines" test "$(cat out)" = "$(printf 'pos.txt:20000\nneg.txt:0')"
+printf 'x\n' | "$B" query -c tight.blf - neg.txt > out
+check "query -c names stdin as grep does" test "$(head -1 out)" = "(standard input):0"
 expect_error "directory input" "is a directory" "$B" query f.blf "$T"
 expect_error "missing filter" "nofilter.blf" "$B" query nofilter.blf pos.txt
 expect_error "directory filter" "is a directory" "$B" query "$T" pos.txt
