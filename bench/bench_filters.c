@@ -31,6 +31,8 @@ typedef struct row {
     size_t bytes;
     double fpr; /* measured on the miss queries; < 0: not measured */
     bb_stat ins1, insb, hit1, hitb, miss1, missb;
+    /* The rolling probes timed in alternation with hitb, missb (read) and insb (RMW) */
+    bb_stat probe_hit, probe_miss, probe_ins;
     char note[64];
 } row;
 
@@ -134,7 +136,7 @@ static void insert_batch(bl_filter *f, const keyset *ks)
  * the line, OR the bits), and it lets every repetition time the same keys. */
 static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_t n, bl_layout lay,
                             const char *kernel, bool single, uint64_t *ubuf, bb_urls *chunk,
-                            uint8_t *res)
+                            uint8_t *res, bb_buffer *probe)
 {
     bl_params p;
     bl_params_init(&p);
@@ -164,15 +166,18 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     const uint64_t lp = loops_for(cfg, s);
     if (single)
         BB_TIME_LOOPS(reps, s, lp, r->ins1, insert_single(f, ks));
-    BB_TIME_LOOPS(reps, s, lp, r->insb, insert_batch(f, ks));
+    BB_TIME_LOOPS_PAIRED(reps, s, lp, r->insb, insert_batch(f, ks), r->probe_ins,
+                         bb_probe_rmw(probe, ks->hit, s, BB_PROBE_ROLLING, cfg->dist));
     fill_bloomline(f, ks, s, n, ubuf, chunk);
     size_t h1 = s, hb = 0, m1 = 0, mb = 0;
     if (single)
         BB_TIME_LOOPS(reps, s, lp, r->hit1, h1 = query_single(f, ks, true));
-    BB_TIME_LOOPS(reps, s, lp, r->hitb, hb = query_batch(f, ks, true, res));
+    BB_TIME_LOOPS_PAIRED(reps, s, lp, r->hitb, hb = query_batch(f, ks, true, res), r->probe_hit,
+                         bb_sink += bb_probe_read(probe, ks->hit, s, BB_PROBE_ROLLING, cfg->dist));
     if (single)
         BB_TIME_LOOPS(reps, s, lp, r->miss1, m1 = query_single(f, ks, false));
-    BB_TIME_LOOPS(reps, s, lp, r->missb, mb = query_batch(f, ks, false, res));
+    BB_TIME_LOOPS_PAIRED(reps, s, lp, r->missb, mb = query_batch(f, ks, false, res), r->probe_miss,
+                         bb_sink += bb_probe_read(probe, ks->hit, s, BB_PROBE_ROLLING, cfg->dist));
     if (!single)
         m1 = mb;
     if (h1 != s || hb != s || m1 != mb) {
@@ -365,6 +370,12 @@ static void cell_ratio(char *buf, size_t cap, double a, double b)
         snprintf(buf, cap, "-");
 }
 
+/* The median of the probe timed beside a row when there is one, else the size's own probe. */
+static double paired(bb_stat beside, bb_stat alone)
+{
+    return beside.valid ? beside.med : alone.med;
+}
+
 static void csv_stat(FILE *csv, bb_stat s)
 {
     if (s.valid)
@@ -387,7 +398,9 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
                m == 0 ? "" : (m == 1 ? " (chunks of D)" : " (D ahead)"),
                bb_fmt_ns(probe_rd[m], c1, 64), bb_fmt_ns(probe_rmw[m], c2, 64));
     }
-    printf("\nD = %u. Cells: median (min) ns per key. Ratios use medians; probe = rolling.\n\n", dist);
+    printf("\nD = %u. Cells: median (min) ns per key. Ratios use medians; probe = the rolling probe,\n"
+           "timed in alternation with each row's batched repetitions (so both see the same load).\n\n",
+           dist);
     double lib = NAN, set = NAN;
     for (int i = 0; i < nrows; i++) {
         if (!strcmp(rows[i].impl, "libbloom"))
@@ -413,9 +426,9 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
         bb_fmt_ns(r->hitb, c[3], 64);
         bb_fmt_ns(r->miss1, c[4], 64);
         bb_fmt_ns(r->missb, c[5], 64);
-        cell_ratio(q[0], 32, r->hitb.valid ? r->hitb.med : NAN, probe_rd[2].med);
-        cell_ratio(q[1], 32, r->missb.valid ? r->missb.med : NAN, probe_rd[2].med);
-        cell_ratio(q[2], 32, r->insb.valid ? r->insb.med : NAN, probe_rmw[2].med);
+        cell_ratio(q[0], 32, r->hitb.valid ? r->hitb.med : NAN, paired(r->probe_hit, probe_rd[2]));
+        cell_ratio(q[1], 32, r->missb.valid ? r->missb.med : NAN, paired(r->probe_miss, probe_rd[2]));
+        cell_ratio(q[2], 32, r->insb.valid ? r->insb.med : NAN, paired(r->probe_ins, probe_rmw[2]));
         const bool peer = !strcmp(r->impl, "XXH3 alone"); /* a reference, not a filter */
         cell_ratio(q[3], 32, lib, peer ? NAN : qmean(r, true));
         cell_ratio(q[4], 32, set, peer ? NAN : qmean(r, true));
@@ -455,6 +468,9 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
         csv_stat(csv, r->hitb);
         csv_stat(csv, r->miss1);
         csv_stat(csv, r->missb);
+        csv_stat(csv, r->probe_hit);
+        csv_stat(csv, r->probe_miss);
+        csv_stat(csv, r->probe_ins);
         fprintf(csv, "\n");
     }
     fflush(csv);
@@ -575,7 +591,9 @@ int main(int argc, char **argv)
 #endif
     FILE *csv = bb_csv_open(csv_path, "kind,n,impl,layout,kernel,bytes,bits_per_key,fpr,"
                                       "ins1_med,ins1_min,insb_med,insb_min,hit1_med,hit1_min,"
-                                      "hitb_med,hitb_min,miss1_med,miss1_min,missb_med,missb_min");
+                                      "hitb_med,hitb_min,miss1_med,miss1_min,missb_med,missb_min,"
+                                      "probe_hit_med,probe_hit_min,probe_miss_med,probe_miss_min,"
+                                      "probe_ins_med,probe_ins_min");
 
     uint64_t *ubuf = malloc(FILL_CHUNK * sizeof *ubuf);
     bb_urls chunk;
@@ -612,7 +630,6 @@ int main(int argc, char **argv)
                 BB_TIME_LOOPS(cfg.reps, ks.s, lp, prd[m], bb_sink += bb_probe_read(&buf, ks.hit, ks.s, m, cfg.dist));
                 BB_TIME_LOOPS(cfg.reps, ks.s, lp, prmw[m], bb_probe_rmw(&buf, ks.hit, ks.s, m, cfg.dist));
             }
-            bb_buffer_free(&buf);
 
             row rows[MAX_ROWS];
             int nrows = 0;
@@ -629,7 +646,7 @@ int main(int argc, char **argv)
                 for (int ki = 0; ki < nkern && nrows < MAX_ROWS; ki++) {
                     const bool single = ki == 0 || cfg.all_kernels || n <= (1u << 20);
                     if (bench_bloomline(&rows[nrows], &cfg, &ks, n, lay, kernels[ki], single, ubuf,
-                                        &chunk, res))
+                                        &chunk, res, &buf))
                         nrows++;
                     if (lay == BL_LAYOUT_CLASSIC) /* no kernel-specific code: once */
                         break;
@@ -637,6 +654,7 @@ int main(int argc, char **argv)
                         break;
                 }
             }
+            bb_buffer_free(&buf);
             print_size(csv, kname, n, ks.s, rows, nrows, prd, prmw, cfg.dist);
             fflush(stdout);
             free(ks.hit);
