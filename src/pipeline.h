@@ -24,6 +24,13 @@ typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t 
 void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count,
                   uint64_t *out);
 
+/* Hash byte keys [from, from + count) into out (hash.c). Keys up to `limit` (exclusive) are
+ * valid, and their bytes are prefetched ahead of use, so the key stream keeps flowing from
+ * memory while earlier hashes are probed. Same results as bl_hash_bytes_scheme per key. */
+void bl_hash_bytes_batch(bl_hash_scheme scheme, uint64_t seed, const void *const *bytes,
+                         const size_t *lens, size_t from, size_t count, size_t limit,
+                         uint64_t *out);
+
 /* Run fn over all n keys, hashing them in chunks with a rolling look-ahead. */
 size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
                    void *ctx);
