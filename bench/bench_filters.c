@@ -192,10 +192,17 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     return true;
 }
 
+/* A peer's query loop, timed in alternation with the rolling read probe like bloomline's batched
+ * queries (bench_bloomline), so every query in a table ran under the same conditions. */
+#define PEER_TIME(stat, probe_stat, body)                                                          \
+    BB_TIME_LOOPS_PAIRED(reps, s, loops_for(cfg, s), stat, body, probe_stat,                      \
+                         bb_sink += bb_probe_read(probe, ks->hit, s, BB_PROBE_ROLLING, cfg->dist))
+
 /* ---- libbloom ------------------------------------------------------------------------------ */
 
 #ifdef BB_HAVE_LIBBLOOM
-static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t n, bb_urls *chunk)
+static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t n, bb_urls *chunk,
+                           bb_buffer *probe)
 {
     struct bloom b;
     /* libbloom sizes by error: bits per entry = -ln(error) / ln(2)^2, so this error gives the
@@ -228,11 +235,11 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
     }
     size_t h = 0, m = 0;
     if (ks->url) {
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, ks->umiss.ptr[i], (int)ks->umiss.len[i]));
+        PEER_TIME(r->hit1, r->probe_hit, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
+        PEER_TIME(r->miss1, r->probe_miss, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, ks->umiss.ptr[i], (int)ks->umiss.len[i]));
     } else {
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
+        PEER_TIME(r->hit1, r->probe_hit, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
+        PEER_TIME(r->miss1, r->probe_miss, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
     }
     if (h != s) {
         wrong++;
@@ -251,7 +258,7 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
  * rebuilt from empty every repetition; large ones are built to n - reps*C keys, then each
  * repetition times the next C keys (the load ends at n as for a full build). */
 static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t n, bb_urls *chunk,
-                          uint64_t *ubuf)
+                          uint64_t *ubuf, bb_buffer *probe)
 {
     const size_t s = ks->s;
     const int reps = cfg->reps;
@@ -297,8 +304,8 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
             v[rep] = (double)t / (double)c;
         }
         r->ins1 = bb_stat_of(v, reps);
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_setstr_contains(&set, ks->uhit.ptr[i], ks->uhit.len[i]));
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_setstr_contains(&set, ks->umiss.ptr[i], ks->umiss.len[i]));
+        PEER_TIME(r->hit1, r->probe_hit, h = 0; for (size_t i = 0; i < s; i++) h += bb_setstr_contains(&set, ks->uhit.ptr[i], ks->uhit.len[i]));
+        PEER_TIME(r->miss1, r->probe_miss, m = 0; for (size_t i = 0; i < s; i++) m += bb_setstr_contains(&set, ks->umiss.ptr[i], ks->umiss.len[i]));
         r->bytes = bb_setstr_bytes(&set);
         bb_setstr_free(&set);
     } else {
@@ -324,8 +331,8 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
             v[rep] = (double)t / (double)c;
         }
         r->ins1 = bb_stat_of(v, reps);
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->hit1, h = 0; for (size_t i = 0; i < s; i++) h += bb_set64_contains(&set, ks->hit[i]));
-        BB_TIME_LOOPS(reps, s, loops_for(cfg, s), r->miss1, m = 0; for (size_t i = 0; i < s; i++) m += bb_set64_contains(&set, ks->miss[i]));
+        PEER_TIME(r->hit1, r->probe_hit, h = 0; for (size_t i = 0; i < s; i++) h += bb_set64_contains(&set, ks->hit[i]));
+        PEER_TIME(r->miss1, r->probe_miss, m = 0; for (size_t i = 0; i < s; i++) m += bb_set64_contains(&set, ks->miss[i]));
         r->bytes = bb_set64_bytes(&set);
         bb_set64_free(&set);
     }
@@ -634,10 +641,10 @@ int main(int argc, char **argv)
             row rows[MAX_ROWS];
             int nrows = 0;
 #ifdef BB_HAVE_LIBBLOOM
-            if (cfg.libbloom && bench_libbloom(&rows[nrows], &cfg, &ks, n, &chunk))
+            if (cfg.libbloom && bench_libbloom(&rows[nrows], &cfg, &ks, n, &chunk, &buf))
                 nrows++;
 #endif
-            if (cfg.hashset && bench_hashset(&rows[nrows], &cfg, &ks, n, &chunk, ubuf))
+            if (cfg.hashset && bench_hashset(&rows[nrows], &cfg, &ks, n, &chunk, ubuf, &buf))
                 nrows++;
             if (ks.url)
                 bench_hash_only(&rows[nrows++], &cfg, &ks);
