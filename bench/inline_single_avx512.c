@@ -8,7 +8,7 @@
 size_t bb_inline_single_avx512(const bl_filter *f, const uint64_t *keys, size_t n)
 {
     const __m512i mul = _mm512_loadu_si512(bl_blocked_mul);
-    const __mmask16 lanes = (__mmask16)f->k_lanes;
+    const __mmask16 lanes = (__mmask16)((1u << f->k) - 1);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         const uint64_t h = bl_xxh3_u64_flipped(keys[i], f->xxh3_flip);

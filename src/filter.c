@@ -101,7 +101,6 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
     f->layout = layout;
     f->hash = bl_layout_hash(layout);
     f->k = k;
-    f->k_lanes = k < 32 ? (1u << k) - 1 : UINT32_MAX;
     f->flags = flags;
     f->seed = seed;
     f->xxh3_flip = bl_xxh3_u64_flip(seed);

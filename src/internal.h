@@ -95,8 +95,8 @@ struct bl_filter {
     unsigned k;
     unsigned flags;
     uint64_t seed;
-    uint64_t xxh3_flip; /* bl_xxh3_u64_flip(seed), for the single-key path */
-    uint32_t k_lanes;   /* (1 << k) - 1: the SIMD lanes of a key's probes (blocked) */
+    uint64_t xxh3_flip; /* bl_xxh3_u64_flip(seed), set by bl_filter_new: the blocked single-key
+                         * path folds the seed once (3.6 -> 3.1 ns/key at 2^16) */
     uint64_t nbits;   /* payload bits (counting: 4 x counters) */
     uint64_t nblocks; /* lines (blocked, counting), blocks (sbbf), 64-bit words (classic) */
     uint8_t *data;    /* the payload, 64-byte aligned */

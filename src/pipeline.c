@@ -2,13 +2,18 @@
 /* The batched pipeline shared by every layout that probes one block per key. */
 #include "pipeline.h"
 
-void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count,
+/* Byte keys may prefetch the bytes of any key before `limit`, so the stream runs on across the
+ * chunk edge while the chunk is probed. Byte keys keep the full chunk: at 2^20 URL keys 512
+ * measured the same as 1024, 256 0.2-0.7 and 128 0.9-1.6 ns/key slower (each kernel call
+ * restarts its line window, ~35 ns). Prefetching the next keys' bytes in bursts between probe
+ * calls gained nothing; prefetching the chunk's filter lines while hashing was ~1 ns/key slower
+ * (it competes with the key stream for the same fill buffers). */
+void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count, size_t limit,
                   uint64_t *out)
 {
     switch (keys->kind) {
     case BL_KEYS_BYTES:
-        bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, from + count,
-                            out);
+        bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, limit, out);
         break;
     case BL_KEYS_U64:
         if (f->hash == BL_HASH_XXH64)
@@ -20,21 +25,6 @@ void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t c
         memcpy(out, keys->values + from, count * sizeof *out);
         break;
     }
-}
-
-/* bl_hash_keys, but byte keys may prefetch the bytes of any key before `limit`, so the stream
- * runs on across the chunk edge while the chunk is probed. Byte keys keep the full chunk: at
- * 2^20 URL keys 512 measured the same as 1024, 256 0.2-0.7 and 128 0.9-1.6 ns/key slower (each
- * kernel call restarts its line window, ~35 ns). Prefetching the next keys' bytes in bursts
- * between probe calls gained nothing; prefetching the chunk's filter lines while hashing was
- * ~1 ns/key slower (it competes with the key stream for the same fill buffers). */
-static void hash_ahead(const bl_filter *f, const bl_keys *keys, size_t from, size_t count,
-                       size_t limit, uint64_t *out)
-{
-    if (keys->kind == BL_KEYS_BYTES)
-        bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, limit, out);
-    else
-        bl_hash_keys(f, keys, from, count, out);
 }
 
 size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
@@ -49,7 +39,7 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
     enum { CAP = BL_PIPELINE_CHUNK + BL_PREFETCH_DISTANCE };
     uint64_t buf[CAP];
     size_t filled = n < CAP ? n : CAP;
-    hash_ahead(f, keys, 0, filled, n, buf);
+    bl_hash_keys(f, keys, 0, filled, n, buf);
     size_t base = 0, total = 0;
     for (;;) {
         const size_t nprobe = filled < BL_PIPELINE_CHUNK ? filled : BL_PIPELINE_CHUNK;
@@ -61,7 +51,7 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
         memmove(buf, buf + nprobe, keep * sizeof *buf);
         const size_t want = n - base < CAP ? n - base : CAP;
         if (want > keep)
-            hash_ahead(f, keys, base + keep, want - keep, n, buf + keep);
+            bl_hash_keys(f, keys, base + keep, want - keep, n, buf + keep);
         filled = want;
     }
     return total;

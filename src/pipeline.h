@@ -20,8 +20,9 @@ typedef struct bl_keys {
 typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                               uint8_t *res, void *ctx);
 
-/* Hash keys [from, from + count) with the filter's scheme into out. */
-void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count,
+/* Hash keys [from, from + count) with the filter's scheme into out; keys [from, limit) exist
+ * (byte keys prefetch the bytes of keys ahead, up to limit). */
+void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count, size_t limit,
                   uint64_t *out);
 
 /* Hash byte keys [from, from + count) into out (hash.c). Keys up to `limit` (exclusive) are

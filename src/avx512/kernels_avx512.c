@@ -83,7 +83,7 @@ static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsign
 static bool blocked_contains_u64_avx512(const bl_filter *f, uint64_t key)
 {
     const uint64_t h = bl_xxh3_u64_flipped(key, f->xxh3_flip);
-    return blocked_line_has(bl_window_addr(f->data, f->nblocks, h), (__mmask16)f->k_lanes,
+    return blocked_line_has(bl_window_addr(f->data, f->nblocks, h), (__mmask16)((1u << f->k) - 1),
                             _mm512_loadu_si512(bl_blocked_mul), h);
 }
 
