@@ -14,8 +14,9 @@ size_t bb_inline_single_avx512(const bl_filter *f, const uint64_t *keys, size_t 
         const uint64_t h = bl_xxh3_u64_flipped(keys[i], f->xxh3_flip);
         const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h), mul);
         const __m512i line = _mm512_load_si512(f->data + bl_blocked_line(h, f->nblocks) * BL_LINE_BYTES);
-        const __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), line);
-        const __m512i bit = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(x, 23));
+        const __m512i word =
+            _mm512_permutexvar_epi32(_mm512_load_si512(bl_blocked_words[bl_blocked_map(h)]), line);
+        const __m512i bit = _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(x, 27));
         hits += _mm512_mask_testn_epi32_mask(lanes, word, bit) == 0;
     }
     return hits;

@@ -8,24 +8,24 @@
 /*
  * A counting line is one 64-byte cache line of 128 4-bit counters. Counter c is nibble (c & 1)
  * of byte c >> 1 (the low nibble for even c), i.e. bits 4c..4c+3 of the line read as
- * little-endian 32-bit words. The line is bl_blocked_line(h, nlines) and probe i selects counter
- * ((uint32)h * bl_blocked_mul[i]) >> 25: the top 7 bits of the same product whose top 9 bits
- * select a blocked bit. Hence counter c covers exactly the blocked bits 4c..4c+3, which is what
- * lets bl_freeze turn a counting filter into a plain blocked filter of the same geometry.
+ * little-endian 32-bit words. The line is bl_blocked_line(h, nlines), and probe i selects, in the
+ * blocked probe's word (internal.h), counter ((uint32)h * bl_blocked_mul[i]) >> 29 of its 8: the
+ * top 3 bits of the product whose top 5 select the blocked bit. Hence counter c covers exactly
+ * the blocked bits 4c..4c+3, which is what lets bl_freeze turn a counting filter into a plain
+ * blocked filter of the same geometry; and a key's k counters are distinct, as its words are.
  *
- * Repeated probes: when two of a key's k probes pick the same counter, add increments it twice
- * and remove decrements it twice (each step saturating at 15), so add and remove stay exact
- * inverses and the counter always holds the number of probes that landed on it (until it
- * saturates). A saturated counter (15) is never changed again, so removal cannot create a false
- * negative for any key that shares it. A remove is refused (BL_E_NOT_PRESENT, nothing changed)
- * when some counter the key needs is below the number of its probes that land there and is not
- * saturated: such a key was provably never added (or already removed).
+ * A saturated counter (15) is never changed again, so removal cannot create a false negative
+ * for any key that shares it. A remove is refused (BL_E_NOT_PRESENT, nothing changed) when some
+ * counter the key needs is zero (not saturated): such a key was provably never added (or
+ * already removed). The update code still counts a probe per counter step, so it would stay
+ * exact if probes could repeat.
  */
 #define BL_COUNTER_MAX 15u
 
 static inline uint32_t bl_counting_pos(uint64_t h, unsigned i)
 {
-    return ((uint32_t)h * bl_blocked_mul[i]) >> 25;
+    return (uint32_t)BL_BLOCKED_WORD(bl_blocked_map(h), i) << 3 |
+           ((uint32_t)h * bl_blocked_mul[i]) >> 29;
 }
 
 static inline unsigned bl_counter_get(const uint8_t *line, uint32_t c)

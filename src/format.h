@@ -7,7 +7,7 @@
 
 #define BL_FORMAT_MAGIC "\x89" "BLOOM\r\n" /* 8 bytes; the CR LF catches text-mode transfers */
 #define BL_FORMAT_MAGIC_LEN 8u
-#define BL_FORMAT_VERSION 1u
+#define BL_FORMAT_VERSION 2u
 #define BL_FORMAT_HEADER_BYTES 128u  /* fixed header */
 #define BL_FORMAT_STAGE_BYTES 96u    /* one stage record of the stage table */
 #define BL_FORMAT_ALIGN 4096u        /* every payload starts on a page boundary of the file */

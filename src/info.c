@@ -24,7 +24,8 @@ static const char *hash_name(bl_hash_scheme h)
 }
 
 /* Invert the expected fill of each model. Line filters: a slot stays clear with probability
- * E[(1 - 1/B)^(kL)] = exp(-lambda (1 - (1 - 1/B)^k)) for Poisson(lambda) loads; sbbf words:
+ * E[c^L] = exp(-lambda (1 - c)) for Poisson(lambda) loads, c = 1 - k/B the chance that one key
+ * leaves it clear (a key takes k distinct of the line's B slots); sbbf words:
  * exp(-lambda / 32); classic: exp(-k n / m). */
 static void estimate(const bl_filter *f, uint64_t set, uint64_t slots, bl_info *info)
 {
@@ -40,7 +41,7 @@ static void estimate(const bl_filter *f, uint64_t set, uint64_t slots, bl_info *
     case BL_LAYOUT_BLOCKED:
     case BL_LAYOUT_COUNTING: {
         const unsigned b = f->layout == BL_LAYOUT_BLOCKED ? BL_LINE_BITS : BL_COUNTING_SLOTS;
-        lambda = ln_clear / -expm1(f->k * log1p(-1.0 / b));
+        lambda = ln_clear / -expm1(bl_model_line_clear_log(b, f->k));
         info->estimated_keys = lambda * (double)f->nblocks;
         info->current_fpp = fill == 0 ? 0 : bl_model_line_fpp(b, f->k, lambda);
         break;

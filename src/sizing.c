@@ -6,72 +6,91 @@
 #include <pthread.h>
 
 /*
- * Line filters (blocked: 512 bit slots per line; counting: 128 counter slots). A line holding L
- * keys has received t = kL uniform throws. A query's k throws hit j distinct slots with
- * probability S(k,j) (B)_j / B^k (Stirling numbers of the second kind), and j given slots are all
- * hit after t throws with probability Q(j,t) = sum_i (-1)^i C(j,i) (1 - i/B)^t. So
- *     E_k(L) = sum_j S(k,j) (B)_j / B^k * Q(j, kL)
- * is the exact rate of a line with L keys, and the filter's rate mixes E_k(L) over the Poisson
- * distribution of line loads. The usual fill^k shortcut underestimates it by about 1% at 10
- * bits/key, and the classic formula by 15%: both would size filters that miss their target.
- * The alternating sum is evaluated in long double; j <= 16 keeps its cancellation error
- * below 1e-14 in absolute terms, far under any rate we size for.
+ * Line filters (blocked: 16 words of 32 bits; counting: 16 words of 8 counters). A key sets one
+ * uniform slot in each of the k distinct words W_T = {(r + s i) mod 16 : i < k} of its map T,
+ * one of 128 affine maps (internal.h). The maps form a group, so a query may be taken to use
+ * words P = {0..k-1}. Its slot in word i is set with probability 1 - a^c_i, a = 1 - 1/(slots
+ * per word), c_i = the number of the line's keys whose words include i. Inclusion-exclusion over
+ * the query words S that stay clear, with the L keys' maps independent, gives the exact rate of
+ * a line holding L keys:
+ *     E_k(L) = sum_{S subset of P} (-1)^|S| f(S)^L,  f(S) = mean_T a^|S & W_T|.
+ * f depends on S only through how many maps meet S in m words (m = 0..k), so the 2^k subsets
+ * collapse into at most a few hundred classes per k, each summed once per L.
+ *
+ * The filter's rate mixes E_k(L) over the Poisson distribution of line loads. The usual fill^k
+ * shortcut underestimates it by about 1% at 10 bits/key, and the classic formula by 15%: both
+ * would size filters that miss their target. The alternating sums are evaluated in long double;
+ * k <= 16 keeps their cancellation error below 1e-14 in absolute terms, far under any rate we
+ * size for.
  */
 #define LMAX 2048 /* loads beyond this only matter when the rate is essentially 1 */
+
+/* One class of query subsets: how many maps meet them in m words, f, and the summed signs. */
+typedef struct subset_class {
+    uint8_t meets[BL_K_MAX_BLOCKED + 1];
+    long double f;
+    long double coef;
+} subset_class;
+
+#define MAX_CLASSES 1024 /* 271 at most (k = 11) */
 
 typedef struct line_table {
     pthread_once_t once;
     unsigned slots;
     double e[BL_K_MAX_BLOCKED + 1][LMAX + 1];
+    subset_class classes[MAX_CLASSES]; /* scratch of the fill, per table: fills may run at once */
+    long double powers[MAX_CLASSES];
 } line_table;
 
-static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}};
-static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}};
+static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}, {{{0}, 0, 0}}, {0}};
+static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}, {{{0}, 0, 0}}, {0}};
 
 static void fill_table(line_table *t)
 {
-    const long double B = t->slots;
-    long double binom[BL_K_MAX_BLOCKED + 1][BL_K_MAX_BLOCKED + 1] = {{0}};
-    long double stirling[BL_K_MAX_BLOCKED + 1][BL_K_MAX_BLOCKED + 1] = {{0}};
-    for (unsigned n = 0; n <= BL_K_MAX_BLOCKED; n++) {
-        binom[n][0] = 1;
-        for (unsigned r = 1; r <= n; r++)
-            binom[n][r] = binom[n - 1][r - 1] + (r < n ? binom[n - 1][r] : 0);
-    }
-    stirling[0][0] = 1;
-    for (unsigned n = 1; n <= BL_K_MAX_BLOCKED; n++)
-        for (unsigned j = 1; j <= n; j++)
-            stirling[n][j] = j * stirling[n - 1][j] + stirling[n - 1][j - 1];
-
+    subset_class *cls = t->classes;
+    const long double a = 1.0L - 16.0L / t->slots;
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
-        long double distinct[BL_K_MAX_BLOCKED + 1]; /* P(k query throws hit j distinct slots) */
-        for (unsigned j = 1; j <= k; j++) {
-            long double falling = 1;
-            for (unsigned r = 0; r < j; r++)
-                falling *= (B - r) / B;
-            distinct[j] = stirling[k][j] * falling / powl(B, (long double)(k - j));
+        uint32_t maps[BL_BLOCKED_MAPS]; /* each map's words as a 16-bit set */
+        for (unsigned m = 0; m < BL_BLOCKED_MAPS; m++) {
+            maps[m] = 0;
+            for (unsigned i = 0; i < k; i++)
+                maps[m] |= 1u << BL_BLOCKED_WORD(m, i);
         }
-        long double step[BL_K_MAX_BLOCKED + 1], pw[BL_K_MAX_BLOCKED + 1];
-        for (unsigned i = 0; i <= k; i++) {
-            step[i] = powl(1.0L - i / B, (long double)k); /* one more key: k more throws */
-            pw[i] = 1;
+        unsigned ncls = 0;
+        for (uint32_t set = 0; set < (1u << k); set++) {
+            uint8_t meets[BL_K_MAX_BLOCKED + 1] = {0};
+            for (unsigned m = 0; m < BL_BLOCKED_MAPS; m++)
+                meets[__builtin_popcount(set & maps[m])]++;
+            unsigned c = 0;
+            while (c < ncls && memcmp(cls[c].meets, meets, sizeof meets) != 0)
+                c++;
+            if (c == ncls) { /* a new class; MAX_CLASSES is never reached for k <= 16 */
+                if (ncls == MAX_CLASSES)
+                    continue;
+                memcpy(cls[c].meets, meets, sizeof meets);
+                long double f = 0, am = 1;
+                for (unsigned j = 0; j <= k; j++, am *= a)
+                    f += meets[j] * am;
+                cls[c].f = f / BL_BLOCKED_MAPS;
+                cls[c].coef = 0;
+                ncls++;
+            }
+            cls[c].coef += (__builtin_popcount(set) & 1) ? -1 : 1;
         }
+        long double *pw = t->powers;
+        for (unsigned c = 0; c < ncls; c++)
+            pw[c] = 1;
         for (unsigned L = 0; L <= LMAX; L++) {
             long double e = 0;
-            for (unsigned j = 1; j <= k; j++) {
-                long double q = 0;
-                for (unsigned i = 0; i <= j; i++)
-                    q += ((i & 1) ? -1 : 1) * binom[j][i] * pw[i];
-                if (q < 0)
-                    q = 0;
-                e += distinct[j] * q;
+            for (unsigned c = 0; c < ncls; c++) {
+                e += cls[c].coef * pw[c];
+                pw[c] *= cls[c].f;
             }
-            t->e[k][L] = (double)(e > 1 ? 1 : e);
-            for (unsigned i = 0; i <= k; i++)
-                pw[i] *= step[i];
+            t->e[k][L] = (double)(e < 0 ? 0 : e > 1 ? 1 : e);
         }
     }
 }
+
 static void fill512(void) { fill_table(&table512); }
 static void fill128(void) { fill_table(&table128); }
 
@@ -98,6 +117,11 @@ static double poisson_mix(const double *e, double lambda)
     return sum;
 }
 
+double bl_model_line_clear_log(unsigned slots, unsigned k)
+{
+    return log1p(-(double)k / slots); /* k distinct slots of the line */
+}
+
 double bl_model_line_fpp(unsigned slots, unsigned k, double lambda)
 {
     if (k < 1 || k > BL_K_MAX_BLOCKED || !(lambda >= 0))
@@ -106,7 +130,7 @@ double bl_model_line_fpp(unsigned slots, unsigned k, double lambda)
     pthread_once(&t->once, slots == 128 ? fill128 : fill512);
     double r = poisson_mix(t->e[k], lambda);
     if (r < 0) /* overloaded lines: the rate is near 1 anyway; use the fill^k estimate */
-        r = pow(-expm1(lambda * k * log1p(-1.0 / slots)), k);
+        r = pow(-expm1(lambda * bl_model_line_clear_log(slots, k)), k);
     return r > 1 ? 1 : r;
 }
 

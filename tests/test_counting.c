@@ -33,7 +33,13 @@ static uint8_t *model_line(const model *m, uint64_t h)
     return m->c + line * SLOTS;
 }
 
-static unsigned model_slot(uint64_t h, unsigned i) { return ((uint32_t)h * bl_blocked_mul[i]) >> 25; }
+/* Counter of probe i, written out from the spec (counting.h): in word (r + s i) mod 16 of the
+ * key's map t = top 7 bits of (uint32)h, counter (uint32)h * mul[i] >> 29. */
+static unsigned model_slot(uint64_t h, unsigned i)
+{
+    const unsigned t = (uint32_t)h >> 25, r = t & 15, s = 2 * (t >> 4) + 1;
+    return ((r + s * i) & 15) * 8 + (((uint32_t)h * bl_blocked_mul[i]) >> 29);
+}
 
 static void model_add(model *m, uint64_t h)
 {

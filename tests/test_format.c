@@ -309,8 +309,8 @@ static void edit_single(uint8_t *b, size_t len, int which)
     case 1: put32(b + BL_FH_LAYOUT, 0xffffffffu); break;
     case 2: put32(b + BL_FH_HASH, BL_HASH_XXH64); break;
     case 3: put32(b + BL_FH_HASH, 0); break;
-    case 4: put32(b + BL_FH_VERSION, 2); break;
-    case 5: put32(b + BL_FH_VERSION, 0); break;
+    case 4: put32(b + BL_FH_VERSION, BL_FORMAT_VERSION + 1); break;
+    case 5: put32(b + BL_FH_VERSION, BL_FORMAT_VERSION - 1); break; /* version 1: other bits */
     case 6: put32(b + BL_FH_FLAGS, 3); break;
     case 7: b[BL_FH_RESERVED + 5] = 1; break;
     case 8: s[BL_FS_RESERVED1 + 3] = 1; break;

@@ -66,51 +66,73 @@ void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint6
 
 /* ---- Blocked layout ------------------------------------------------------------------------- */
 
-/* Multipliers of probes [first, first + 8); lanes past k repeat probe 0, which the key sets
- * anyway, so no lane mask is needed. Built in registers: a stack array read back as a vector
- * stalls store forwarding, which costs more than a probe on single-key calls. */
-static __m256i blocked_muls(unsigned k, unsigned first)
+/* Probes [first, first + 8): their multipliers, and 1 in the lanes of probes the key has (k of
+ * them), 0 past k, so those lanes' bits are 0: never missing, never set. Built in registers: a
+ * stack array read back as a vector stalls store forwarding, which costs more than a probe on
+ * single-key calls. */
+typedef struct probe_group {
+    __m256i mul, one;
+} probe_group;
+
+static probe_group blocked_group(unsigned k, unsigned first)
 {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k - (int)first), lane);
-    return _mm256_blendv_epi8(_mm256_set1_epi32((int)bl_blocked_mul[0]),
-                              _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + first)),
-                              used);
+    return (probe_group){
+        _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + first)),
+        _mm256_and_si256(used, _mm256_set1_epi32(1))};
+}
+
+/* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i]. */
+BL_INLINE __m256i blocked_bits(__m256i hv, probe_group g)
+{
+    return _mm256_sllv_epi32(g.one, _mm256_srli_epi32(_mm256_mullo_epi32(hv, g.mul), 27));
+}
+
+/* Lanes of a 16-lane vector (lo = 0..7, hi = 8..15) picked by 4-bit indices: vpermd reads the
+ * low 3 bits, bit 3 (moved to the sign) picks the half with blendvps. */
+BL_INLINE __m256i pick16(__m256i lo, __m256i hi, __m256i idx)
+{
+    return _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)),
+        _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
 }
 
 /* Bits of up to 8 probes that the line (lo = words 0..7, hi = 8..15) lacks: non-zero lanes
- * mean "absent". x = (uint32)h * mul: word = x >> 28, bit = (x >> 23) & 31. vpermd reads the
- * low 3 bits of the word index; its top bit (x's sign bit) picks the half with blendvps. */
-BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, __m256i mul)
+ * mean "absent". `words`: the probes' word indices, from the key's map row. */
+BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, const uint32_t *words,
+                                  probe_group g)
 {
-    const __m256i x = _mm256_mullo_epi32(hv, mul);
-    const __m256i idx = _mm256_srli_epi32(x, 28);
-    const __m256i word = _mm256_castps_si256(
-        _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
-                         _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)),
-                         _mm256_castsi256_ps(x)));
-    const __m256i sh = _mm256_and_si256(_mm256_srli_epi32(x, 23), _mm256_set1_epi32(31));
-    const __m256i bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), sh);
-    return _mm256_andnot_si256(word, bit);
+    const __m256i idx = _mm256_load_si256((const __m256i *)(const void *)words);
+    const __m256i word = pick16(lo, hi, idx);
+    return _mm256_andnot_si256(word, blocked_bits(hv, g));
 }
 
-/* One loop body for both probe counts; `two` is a compile-time constant after inlining. */
+/* One key against its line; `two`: k > 8 (a compile-time constant after inlining). */
+BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0, probe_group g1,
+                                bool two)
+{
+    const __m256i *v = (const __m256i *)(const void *)line;
+    const __m256i lo = _mm256_load_si256(v), hi = _mm256_load_si256(v + 1);
+    const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
+    const uint32_t *words = bl_blocked_words[bl_blocked_map(h)];
+    __m256i miss = blocked_missing(lo, hi, hv, words, g0);
+    if (two)
+        miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, words + 8, g1));
+    return _mm256_testz_si256(miss, miss);
+}
+
 BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const uint64_t *h,
-                                   size_t n, size_t avail, uint8_t *res, __m256i m0, __m256i m1,
-                                   bool two)
+                                   size_t n, size_t avail, uint8_t *res, probe_group g0,
+                                   probe_group g1, bool two)
 {
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, false);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
-        const __m256i *line =
-            (const __m256i *)(const void *)bl_window_next(&win, data, nlines, h, i, avail, false);
-        const __m256i lo = _mm256_load_si256(line), hi = _mm256_load_si256(line + 1);
-        const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h[i]);
-        __m256i miss = blocked_missing(lo, hi, hv, m0);
-        if (two)
-            miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, m1));
-        const int r = _mm256_testz_si256(miss, miss);
+        const int r = blocked_line_has(bl_window_next(&win, data, nlines, h, i, avail, false), h[i],
+                                       g0, g1, two);
         hits += (size_t)r;
         if (res)
             res[i] = (uint8_t)r;
@@ -121,22 +143,19 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
 size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                             size_t n, size_t avail, uint8_t *res)
 {
-    const __m256i m0 = blocked_muls(k, 0), m1 = blocked_muls(k, 8);
+    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
     if (k <= 8)
-        return blocked_test_loop(data, nlines, h, n, avail, res, m0, m1, false);
-    return blocked_test_loop(data, nlines, h, n, avail, res, m0, m1, true);
+        return blocked_test_loop(data, nlines, h, n, avail, res, g0, g1, false);
+    return blocked_test_loop(data, nlines, h, n, avail, res, g0, g1, true);
 }
 
 /* One key: the batched loop's body without the window (two dependent loads at most). */
 static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    const __m256i *line = (const __m256i *)(const void *)bl_window_addr(data, nlines, h);
-    const __m256i lo = _mm256_load_si256(line), hi = _mm256_load_si256(line + 1);
-    const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
-    __m256i miss = blocked_missing(lo, hi, hv, blocked_muls(k, 0));
-    if (k > 8)
-        miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, blocked_muls(k, 8)));
-    return _mm256_testz_si256(miss, miss);
+    const uint8_t *line = bl_window_addr(data, nlines, h);
+    if (k <= 8)
+        return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), false);
+    return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), true);
 }
 
 static bool blocked_contains_u64_avx2(const bl_filter *f, uint64_t key)
@@ -144,37 +163,39 @@ static bool blocked_contains_u64_avx2(const bl_filter *f, uint64_t key)
     return blocked_contains_avx2(f->data, f->nblocks, f->k, bl_xxh3_u64_flipped(key, f->xxh3_flip));
 }
 
-/* The key's 512-bit mask (kernels_avx2.h) as two ymm halves. */
-BL_INLINE void line_or_key(uint8_t *line, unsigned k, uint64_t h)
+/* Adds: the key's bits (probe lanes) moved to their words by the inverse of its map, two
+ * vpermd per half, and ORed into the line with one read-modify-write of each half. */
+BL_INLINE void line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool two)
 {
-    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
-    for (unsigned i = 0; i < k; i++) {
-        const uint32_t pos = bl_blocked_pos(h, i);
-        const __m256i bit = _mm256_set1_epi32((int)bl_bit_value[pos & 31]);
-        const __m256i *sel = (const __m256i *)(const void *)bl_word_select[pos >> 5];
-        lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_load_si256(sel), bit));
-        hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_load_si256(sel + 1), bit));
-    }
+    const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
+    const __m256i b0 = blocked_bits(hv, g0);
+    const __m256i b1 = two ? blocked_bits(hv, g1) : _mm256_setzero_si256();
+    const __m256i *probe = (const __m256i *)(const void *)bl_blocked_probes[bl_blocked_map(h)];
     __m256i *v = (__m256i *)(void *)line;
+    const __m256i lo = pick16(b0, b1, _mm256_load_si256(probe));
+    const __m256i hi = pick16(b0, b1, _mm256_load_si256(probe + 1));
     _mm256_store_si256(v, _mm256_or_si256(_mm256_load_si256(v), lo));
     _mm256_store_si256(v + 1, _mm256_or_si256(_mm256_load_si256(v + 1), hi));
+}
+
+BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, const uint64_t *h, size_t n,
+                                size_t avail, probe_group g0, probe_group g1, bool two)
+{
+    bl_window win;
+    bl_window_start(&win, data, nlines, h, avail, true);
+    for (size_t i = 0; i < n; i++)
+        line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
+                    h[i], g0, g1, two);
 }
 
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
 {
-    bl_window win;
-    bl_window_start(&win, data, nlines, h, avail, true);
-    if (nlines <= BL_CACHE_RESIDENT_BYTES / BL_LINE_BYTES) {
-        /* in cache, k scalar ORs are cheaper than building the mask */
-        for (size_t i = 0; i < n; i++)
-            bl_line_add((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
-                        k, h[i]);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true), k,
-                    h[i]);
+    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    if (k <= 8)
+        blocked_add_loop(data, nlines, h, n, avail, g0, g1, false);
+    else
+        blocked_add_loop(data, nlines, h, n, avail, g0, g1, true);
 }
 
 /* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */

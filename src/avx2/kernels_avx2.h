@@ -61,33 +61,10 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
     return line;
 }
 
-/* A key's bits as a 512-bit mask, for adds that OR a whole line in with one load and one store
- * (k scattered read-modify-writes cost twice that in DRAM): row w of word_select is all ones in
- * 32-bit word w, bit_value[b] is 1 << b; probe i contributes row (pos >> 5) AND bit (pos & 31). */
-#define BL_SEL(w) [w][w] = UINT32_MAX
-static const uint32_t bl_word_select[16][16] __attribute__((aligned(64))) = {
-    BL_SEL(0), BL_SEL(1), BL_SEL(2),  BL_SEL(3),  BL_SEL(4),  BL_SEL(5),  BL_SEL(6),  BL_SEL(7),
-    BL_SEL(8), BL_SEL(9), BL_SEL(10), BL_SEL(11), BL_SEL(12), BL_SEL(13), BL_SEL(14), BL_SEL(15)};
-#undef BL_SEL
-#define BL_BITS4(b) 1u << (b), 1u << ((b) + 1), 1u << ((b) + 2), 1u << ((b) + 3)
-static const uint32_t bl_bit_value[32] = {BL_BITS4(0),  BL_BITS4(4),  BL_BITS4(8),  BL_BITS4(12),
-                                          BL_BITS4(16), BL_BITS4(20), BL_BITS4(24), BL_BITS4(28)};
-#undef BL_BITS4
-
 /* Filters up to this size sit in L2 (2 MiB and more on current x86 cores). There the AVX-512
  * query skips the prefetch window, whose ring of line addresses is overhead in cache (probe stage
  * at 2^16 keys: 0.93 vs 1.12 ns/key); the AVX2 query keeps it (1.8 vs 2.05 ns/key: its longer
- * per-key chain gains from finding the line in L1), and AVX2 adds keep k scalar ORs. */
+ * per-key chain gains from finding the line in L1). */
 #define BL_CACHE_RESIDENT_BYTES (UINT64_C(1) << 20)
-
-/* Set key h's k bits in its line (the specification's bl_blocked_add_one, line given). */
-static inline __attribute__((always_inline)) void bl_line_add(uint8_t *line, unsigned k, uint64_t h)
-{
-    uint32_t *words = (uint32_t *)(void *)line;
-    for (unsigned i = 0; i < k; i++) {
-        const uint32_t pos = bl_blocked_pos(h, i);
-        words[pos >> 5] |= 1u << (pos & 31);
-    }
-}
 
 #endif

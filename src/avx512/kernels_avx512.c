@@ -58,19 +58,25 @@ static void hash_u64_xxh64_avx512(const uint64_t *keys, size_t n, uint64_t seed,
 
 /* ---- Blocked layout: a line is one zmm ------------------------------------------------------- */
 
-/* x = (uint32)h * mul: word = x >> 28, bit = (x >> 23) & 31. vprolvd rotates by the count mod 32,
- * so rotating 1 left by x >> 23 sets exactly that bit without masking the count. */
-BL_INLINE __m512i blocked_bit(__m512i x)
+/* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i]. Lanes where `one` is 0 get 0. */
+BL_INLINE __m512i blocked_bits(__m512i hv, __m512i mul, __m512i one)
 {
-    return _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(x, 23));
+    return _mm512_rolv_epi32(one, _mm512_srli_epi32(_mm512_mullo_epi32(hv, mul), 27));
 }
 
-/* One key against its line: lanes [0, k) hold its probes; vpermd reads the 4 index bits only. */
+BL_INLINE __m512i blocked_words_of(uint64_t h)
+{
+    return _mm512_load_si512(bl_blocked_words[bl_blocked_map(h)]);
+}
+
+/* One key against its line: lanes [0, k) hold its probes, the words they test come from the
+ * key's map row (vpermd reads the 4 index bits). */
 BL_INLINE bool blocked_line_has(const uint8_t *line, __mmask16 lanes, __m512i mul, uint64_t h)
 {
-    const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h), mul);
-    const __m512i word = _mm512_permutexvar_epi32(_mm512_srli_epi32(x, 28), _mm512_load_si512(line));
-    return _mm512_mask_testn_epi32_mask(lanes, word, blocked_bit(x)) == 0;
+    const __m512i word = _mm512_permutexvar_epi32(blocked_words_of(h), _mm512_load_si512(line));
+    const __m512i bit =
+        blocked_bits(_mm512_set1_epi32((int)(uint32_t)h), mul, _mm512_set1_epi32(1));
+    return _mm512_mask_testn_epi32_mask(lanes, word, bit) == 0;
 }
 
 static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -87,19 +93,22 @@ static bool blocked_contains_u64_avx512(const bl_filter *f, uint64_t key)
                             _mm512_loadu_si512(bl_blocked_mul), h);
 }
 
-/* k <= 8, two keys per zmm: lanes 0..7 probe key a, lanes 8..15 key b (lanes past k repeat
- * probe 0, which the key sets anyway). `hv` holds (uint32)h of a in lanes 0..7 and of b in
- * 8..15; vpermt2d picks words from both lines at once, index bit 4 choosing b's line. Returns
- * the lanes whose bit is present. */
-BL_INLINE __mmask16 blocked_pair_present(const uint8_t *la, const uint8_t *lb, __m512i hv,
-                                         __m512i mul)
+/* k <= 8, two keys per zmm: lanes 0..7 probe key a, lanes 8..15 key b. `hv` holds (uint32)h of
+ * a in lanes 0..7 and of b in 8..15; the word indices are the first 8 of each key's map row,
+ * b's with bit 4 set so that vpermt2d reads them from b's line. Returns the lanes whose bit is
+ * present (lanes past k are sorted out by the caller). */
+BL_INLINE __mmask16 blocked_pair_present(const uint8_t *la, const uint8_t *lb, uint64_t ha,
+                                         uint64_t hb, __m512i hv, __m512i mul)
 {
     const __m512i line_b = _mm512_set_epi32(16, 16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m512i x = _mm512_mullo_epi32(hv, mul);
-    const __m512i idx = _mm512_or_si512(_mm512_srli_epi32(x, 28), line_b);
+    const __m256i *wa = (const __m256i *)(const void *)bl_blocked_words[bl_blocked_map(ha)];
+    const __m256i *wb = (const __m256i *)(const void *)bl_blocked_words[bl_blocked_map(hb)];
+    const __m512i idx = _mm512_or_si512(
+        _mm512_inserti32x8(_mm512_castsi256_si512(_mm256_load_si256(wa)), _mm256_load_si256(wb), 1),
+        line_b);
     const __m512i word =
         _mm512_permutex2var_epi32(_mm512_load_si512(la), idx, _mm512_load_si512(lb));
-    return _mm512_test_epi32_mask(word, blocked_bit(x));
+    return _mm512_test_epi32_mask(word, blocked_bits(hv, mul, _mm512_set1_epi32(1)));
 }
 
 /* Eight keys' answers from the 64 lanes of four pairs (byte j = key j's eight probes): a key is
@@ -111,28 +120,23 @@ BL_INLINE uint64_t present_bytes(uint64_t lanes)
     return ~(((y & low7) + low7) | y) & ~low7;
 }
 
-/* Eight keys (hashes in `hw`, lines in `line`): their eight 0/1 answers as the bytes of the
- * result, k <= 8. */
-BL_INLINE uint64_t blocked_probe8(const uint8_t *const line[8], __m512i hw, __m512i mul)
+/* Eight keys (hashes h[0..7], also in `hw`; lines in `line`): their eight 0/1 answers as the
+ * bytes of the result, k <= 8. `absent_lanes` sets, in every byte, the bits of probes >= k. */
+BL_INLINE uint64_t blocked_probe8(const uint8_t *const line[8], const uint64_t *h, __m512i hw,
+                                  __m512i mul, uint64_t absent_lanes)
 {
     /* (uint32)h[2p] to lanes 0..7 and (uint32)h[2p + 1] to lanes 8..15, from 8 hashes = 16 words */
     __m512i spread = _mm512_set_epi32(2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0);
-    uint64_t lanes = 0;
+    uint64_t lanes = absent_lanes;
     for (unsigned p = 0; p < 4; p++) { /* unrolled by the compiler */
         const __m512i hv = _mm512_permutexvar_epi32(spread, hw);
-        lanes |= (uint64_t)blocked_pair_present(line[2 * p], line[2 * p + 1], hv, mul) << (16 * p);
+        lanes |= (uint64_t)blocked_pair_present(line[2 * p], line[2 * p + 1], h[2 * p],
+                                                h[2 * p + 1], hv, mul)
+                 << (16 * p);
         spread = _mm512_add_epi32(spread, _mm512_set1_epi32(4));
     }
     /* bytes 0x80 -> 1: the eight results at once */
     return present_bytes(lanes) >> 7;
-}
-
-/* Lanes past k repeat probe 0 (see blocked_pair_present). */
-BL_INLINE __m512i blocked_pair_muls(unsigned k)
-{
-    return _mm512_mask_blend_epi32(
-        (__mmask16)(((1u << k) - 1) * 0x0101u), _mm512_set1_epi32((int)bl_blocked_mul[0]),
-        _mm512_broadcast_i32x8(_mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul)));
 }
 
 /* Store eight answers (if wanted) and return their number of hits. */
@@ -151,7 +155,9 @@ BL_INLINE size_t blocked_test_pairs_loop(const uint8_t *data, uint64_t nlines, u
                                          const uint64_t *h, size_t n, size_t avail, uint8_t *res,
                                          bool window)
 {
-    const __m512i mul = blocked_pair_muls(k);
+    const __m512i mul = _mm512_broadcast_i32x8(
+        _mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul));
+    const uint64_t absent_lanes = ((0xffu << k) & 0xffu) * 0x0101010101010101ULL;
     bl_window win;
     if (window)
         bl_window_start(&win, data, nlines, h, avail, false);
@@ -163,7 +169,8 @@ BL_INLINE size_t blocked_test_pairs_loop(const uint8_t *data, uint64_t nlines, u
         const uint8_t *line[8];
         for (unsigned j = 0; j < 8; j++)
             line[j] = BL_LINE_OF(i + j);
-        hits += put8(res ? res + i : NULL, blocked_probe8(line, _mm512_loadu_si512(h + i), mul));
+        hits += put8(res ? res + i : NULL,
+                     blocked_probe8(line, h + i, _mm512_loadu_si512(h + i), mul, absent_lanes));
     }
     const __m512i mul16 = _mm512_loadu_si512(bl_blocked_mul);
     const __mmask16 active = (__mmask16)((1u << k) - 1);
@@ -198,32 +205,28 @@ BL_INLINE size_t blocked_test_single_loop(const uint8_t *data, uint64_t nlines, 
 
 /* ---- Blocked adds: the key's k bits as one 512-bit mask, ORed in with one load and one store --- */
 
-/* The key's mask (kernels_avx2.h): one vpternlogd with a broadcast load per probe. */
-BL_INLINE __m512i blocked_key_mask(unsigned k, uint64_t h)
+/* The key's bits in probe lanes [0, k), moved to their words by the inverse of its map: one
+ * vpermd, as the words are distinct. */
+BL_INLINE __m512i blocked_key_mask(__mmask16 lanes, __m512i mul, uint64_t h)
 {
-    __m512i m = _mm512_setzero_si512();
-    for (unsigned i = 0; i < k; i++) {
-        const uint32_t pos = bl_blocked_pos(h, i);
-        /* 0xf8: m | (select & bit) */
-        m = _mm512_ternarylogic_epi32(m, _mm512_load_si512(bl_word_select[pos >> 5]),
-                                      _mm512_set1_epi32((int)bl_bit_value[pos & 31]), 0xf8);
-    }
-    return m;
-}
-
-BL_INLINE void line_or_key(const uint8_t *line, unsigned k, uint64_t h)
-{
-    __m512i *v = (__m512i *)(uintptr_t)line;
-    _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), blocked_key_mask(k, h)));
+    const __m512i bits = _mm512_maskz_rolv_epi32(
+        lanes, _mm512_set1_epi32(1),
+        _mm512_srli_epi32(_mm512_mullo_epi32(_mm512_set1_epi32((int)(uint32_t)h), mul), 27));
+    return _mm512_permutexvar_epi32(_mm512_load_si512(bl_blocked_probes[bl_blocked_map(h)]), bits);
 }
 
 static void blocked_add_avx512(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                size_t n, size_t avail)
 {
+    const __m512i mul = _mm512_loadu_si512(bl_blocked_mul);
+    const __mmask16 lanes = (__mmask16)((1u << k) - 1);
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
-    for (size_t i = 0; i < n; i++)
-        line_or_key(bl_window_next(&win, data, nlines, h, i, avail, true), k, h[i]);
+    for (size_t i = 0; i < n; i++) {
+        __m512i *v = (__m512i *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true);
+        const __m512i mask = blocked_key_mask(lanes, mul, h[i]);
+        _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), mask));
+    }
 }
 
 static size_t blocked_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
