@@ -1,29 +1,55 @@
 /* SPDX-License-Identifier: MIT */
-/* The blocked layout's 128 word maps as tables (internal.h): SIMD kernels load a key's word
- * indices (queries) or its inverse permutation (adds, which permute the key's bits into place)
- * as one 64-byte row instead of computing them per lane. */
+/* The blocked layout's word sets (internal.h) as tables for SIMD index vectors. Row k of
+ * bl_blocked_offsets is D_k, the word offsets of probes 0..k-1 (0 past k); row k of
+ * bl_blocked_probe_of maps an offset d to the probe i with D_k[i] = d, or to lane 15 (a lane
+ * past k, whose bit is 0) when no probe uses d, twice over: so the 16 (or 8) entries from
+ * 16 - r on are the probes of words 0, 1, ... for a key with shift r, one unaligned load.
+ * test_kernels checks both tables against each other.
+ *
+ * D_k is the k-subset of the 16 words, containing 0, whose 16 translates give the lowest
+ * modeled false-positive rate (sizing.c) at lambda = 512 ln 2 / k keys per line, the load at
+ * which k probes is about optimal; among sets within 1e-9 of that lowest rate (mirror images
+ * tie), the one with the smallest 16-bit mask. Found by exhaustive search over the C(15, k-1)
+ * candidates (docs/DESIGN.md; test_sizing repeats it for k <= 8). Fixed forever: part of the
+ * format. */
 #include "internal.h"
 
-/* The inverse of i -> (r + s i) mod 16 is w -> s^-1 (w - r) mod 16, and s^-1 = s^3 mod 16 for
- * every odd s (the unit group mod 16 has exponent 4). */
-#define BL_S(t) (2u * ((t) >> 4) + 1u)
-#define BL_PROBE(t, w) ((BL_S(t) * BL_S(t) * BL_S(t) * ((w) + 16u - ((t) & 15u))) & 15u)
+const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16] __attribute__((aligned(64))) = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 0 */
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 1 */
+    {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 2 */
+    {0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 3 */
+    {0, 1, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 4 */
+    {0, 1, 4, 6, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 5 */
+    {0, 1, 4, 5, 7, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 6 */
+    {0, 1, 3, 4, 5, 8, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 7 */
+    {0, 1, 2, 3, 5, 6, 9, 11, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 8 */
+    {0, 1, 2, 4, 5, 6, 8, 9, 11, 0, 0, 0, 0, 0, 0, 0}, /* k = 9 */
+    {0, 1, 3, 4, 5, 6, 8, 9, 10, 12, 0, 0, 0, 0, 0, 0}, /* k = 10 */
+    {0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 12, 0, 0, 0, 0, 0}, /* k = 11 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13, 0, 0, 0, 0}, /* k = 12 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 0, 0, 0}, /* k = 13 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 0}, /* k = 14 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0}, /* k = 15 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, /* k = 16 */
+};
 
-#define ROW(F, t)                                                                                  \
-    {F(t, 0),  F(t, 1),  F(t, 2),  F(t, 3),  F(t, 4),  F(t, 5),  F(t, 6),  F(t, 7),                \
-     F(t, 8),  F(t, 9),  F(t, 10), F(t, 11), F(t, 12), F(t, 13), F(t, 14), F(t, 15)}
-#define ROWS8(F, t)                                                                                \
-    ROW(F, t), ROW(F, t + 1), ROW(F, t + 2), ROW(F, t + 3), ROW(F, t + 4), ROW(F, t + 5),          \
-        ROW(F, t + 6), ROW(F, t + 7)
-#define ROWS128(F)                                                                                 \
-    ROWS8(F, 0u), ROWS8(F, 8u), ROWS8(F, 16u), ROWS8(F, 24u), ROWS8(F, 32u), ROWS8(F, 40u),        \
-        ROWS8(F, 48u), ROWS8(F, 56u), ROWS8(F, 64u), ROWS8(F, 72u), ROWS8(F, 80u), ROWS8(F, 88u),  \
-        ROWS8(F, 96u), ROWS8(F, 104u), ROWS8(F, 112u), ROWS8(F, 120u)
-
-const uint32_t bl_blocked_words[BL_BLOCKED_MAPS][16] __attribute__((aligned(64))) = {
-    ROWS128(BL_BLOCKED_WORD)};
-const uint32_t bl_blocked_probes[BL_BLOCKED_MAPS][16] __attribute__((aligned(64))) = {
-    ROWS128(BL_PROBE)};
-#define BL_WORD_B(t, i) (BL_BLOCKED_WORD(t, i) | 16u)
-const uint32_t bl_blocked_words_b[BL_BLOCKED_MAPS][16] __attribute__((aligned(64))) = {
-    ROWS128(BL_WORD_B)};
+const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32] __attribute__((aligned(64))) = {
+    {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}, /* k = 0 */
+    {0, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 0, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}, /* k = 1 */
+    {0, 1, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 0, 1, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}, /* k = 2 */
+    {0, 1, 15, 2, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 0, 1, 15, 2, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}, /* k = 3 */
+    {0, 1, 15, 15, 2, 15, 3, 15, 15, 15, 15, 15, 15, 15, 15, 15, 0, 1, 15, 15, 2, 15, 3, 15, 15, 15, 15, 15, 15, 15, 15, 15}, /* k = 4 */
+    {0, 1, 15, 15, 2, 15, 3, 15, 4, 15, 15, 15, 15, 15, 15, 15, 0, 1, 15, 15, 2, 15, 3, 15, 4, 15, 15, 15, 15, 15, 15, 15}, /* k = 5 */
+    {0, 1, 15, 15, 2, 3, 15, 4, 15, 5, 15, 15, 15, 15, 15, 15, 0, 1, 15, 15, 2, 3, 15, 4, 15, 5, 15, 15, 15, 15, 15, 15}, /* k = 6 */
+    {0, 1, 15, 2, 3, 4, 15, 15, 5, 15, 6, 15, 15, 15, 15, 15, 0, 1, 15, 2, 3, 4, 15, 15, 5, 15, 6, 15, 15, 15, 15, 15}, /* k = 7 */
+    {0, 1, 2, 3, 15, 4, 5, 15, 15, 6, 15, 7, 15, 15, 15, 15, 0, 1, 2, 3, 15, 4, 5, 15, 15, 6, 15, 7, 15, 15, 15, 15}, /* k = 8 */
+    {0, 1, 2, 15, 3, 4, 5, 15, 6, 7, 15, 8, 15, 15, 15, 15, 0, 1, 2, 15, 3, 4, 5, 15, 6, 7, 15, 8, 15, 15, 15, 15}, /* k = 9 */
+    {0, 1, 15, 2, 3, 4, 5, 15, 6, 7, 8, 15, 9, 15, 15, 15, 0, 1, 15, 2, 3, 4, 5, 15, 6, 7, 8, 15, 9, 15, 15, 15}, /* k = 10 */
+    {0, 1, 2, 3, 4, 5, 15, 6, 7, 15, 8, 9, 10, 15, 15, 15, 0, 1, 2, 3, 4, 5, 15, 6, 7, 15, 8, 9, 10, 15, 15, 15}, /* k = 11 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 15, 8, 9, 10, 15, 11, 15, 15, 0, 1, 2, 3, 4, 5, 6, 7, 15, 8, 9, 10, 15, 11, 15, 15}, /* k = 12 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 9, 10, 11, 15, 12, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 9, 10, 11, 15, 12, 15}, /* k = 13 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15}, /* k = 14 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, /* k = 15 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, /* k = 16 */
+};

@@ -52,7 +52,7 @@ static void add_atomic(bl_filter *f, const uint64_t *h, size_t n)
     for (size_t j = 0; j < n; j++) {
         uint8_t *line = bl_counting_line(f->data, f->nblocks, h[j]);
         for (unsigned i = 0; i < f->k; i++)
-            atomic_step(line, bl_counting_pos(h[j], i), +1);
+            atomic_step(line, bl_counting_pos(h[j], f->k, i), +1);
     }
 }
 
@@ -74,7 +74,7 @@ static size_t remove_atomic(bl_filter *f, const uint64_t *h, size_t n)
             continue;
         }
         for (unsigned i = 0; i < f->k; i++)
-            atomic_step(line, bl_counting_pos(h[j], i), -1);
+            atomic_step(line, bl_counting_pos(h[j], f->k, i), -1);
     }
     return absent;
 }

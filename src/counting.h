@@ -22,10 +22,9 @@
  */
 #define BL_COUNTER_MAX 15u
 
-static inline uint32_t bl_counting_pos(uint64_t h, unsigned i)
+static inline uint32_t bl_counting_pos(uint64_t h, unsigned k, unsigned i)
 {
-    return (uint32_t)BL_BLOCKED_WORD(bl_blocked_map(h), i) << 3 |
-           ((uint32_t)h * bl_blocked_mul[i]) >> 29;
+    return bl_blocked_word(h, k, i) << 3 | ((uint32_t)h * bl_blocked_mul[i]) >> 29;
 }
 
 static inline unsigned bl_counter_get(const uint8_t *line, uint32_t c)
@@ -42,7 +41,7 @@ static inline void bl_counting_add_one(uint8_t *data, uint64_t nlines, unsigned 
 {
     uint8_t *line = bl_counting_line(data, nlines, h);
     for (unsigned i = 0; i < k; i++) {
-        const uint32_t c = bl_counting_pos(h, i);
+        const uint32_t c = bl_counting_pos(h, k, i);
         if (bl_counter_get(line, c) != BL_COUNTER_MAX)
             line[c >> 1] = (uint8_t)(line[c >> 1] + (1u << ((c & 1) * 4)));
     }
@@ -53,7 +52,7 @@ static inline bool bl_counting_test_one(const uint8_t *data, uint64_t nlines, un
 {
     const uint8_t *line = data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
     for (unsigned i = 0; i < k; i++)
-        if (bl_counter_get(line, bl_counting_pos(h, i)) == 0)
+        if (bl_counter_get(line, bl_counting_pos(h, k, i)) == 0)
             return false;
     return true;
 }
@@ -66,7 +65,7 @@ static inline bool bl_counting_remove_one(uint8_t *data, uint64_t nlines, unsign
     uint8_t copy[BL_LINE_BYTES];
     memcpy(copy, line, sizeof copy);
     for (unsigned i = 0; i < k; i++) {
-        const uint32_t c = bl_counting_pos(h, i);
+        const uint32_t c = bl_counting_pos(h, k, i);
         const unsigned v = bl_counter_get(copy, c);
         if (v == 0)
             return false;

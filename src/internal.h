@@ -208,29 +208,28 @@ static inline uint64_t bl_xxh64_u64(uint64_t key, uint64_t seed)
 /* Blocked: the line is the high half of h * nlines (a multiply-shift range reduction that
  * works for any 64-bit line count). Inside it a key sets one bit in each of k distinct 32-bit
  * words, both chosen from the low 32 bits of h:
- *  - probe i goes to word (r + s * i) mod 16, an affine map with r = t & 15 and odd
- *    s = 2 * (t >> 4) + 1, where t = the top 7 bits of (uint32)h picks one of 128 maps;
+ *  - probe i goes to word (r + D_k[i]) mod 16, with r = the top 4 bits of (uint32)h and D_k a
+ *    fixed set of k word offsets (bl_blocked_offsets, blocked_maps.c);
  *  - it sets bit ((uint32)h * bl_blocked_mul[i]) >> 27 of that word.
  * Why: distinct words make a key's 512-bit mask a permutation of its k bit values (one vpermd,
- * no scatter), so an add is one line read-modify-write, and the words to test come from one
- * table row. The 128 maps spread keys over the words almost as evenly as random k-subsets
- * would (model at 10 bits/key: 0.972% against 0.962%; rotations alone give 1.06%, and
- * arbitrary repeated positions 0.957%). sizing.c models the scheme exactly. The multipliers
- * and the maps are fixed forever: they are part of the format (version 2). */
+ * no scatter), so an add is one line read-modify-write; and the word indices are one shift and
+ * one add from the hash, so queries stay as short as with free positions. D_k is chosen so that
+ * its 16 translates overlap as evenly as random k-subsets would: the model rate at 10 bits/key
+ * is 0.972% (random k-subsets: 0.962%; consecutive words: 1.06%; version 1's free positions,
+ * whose repeats waste bits: 0.957%). sizing.c models the scheme exactly. The multipliers and the
+ * sets are fixed forever: they are part of the format (version 2). */
 static const uint32_t bl_blocked_mul[16] = {
     0x556f4675u, 0x97c69b05u, 0x923d592du, 0xfa626315u, 0xa37774e5u, 0x422cfd25u,
     0x77e68e55u, 0x78bd6055u, 0xc9e4c63du, 0xf6125f8du, 0xb32e2b25u, 0x582e34a5u,
     0xc869a2cdu, 0x8d0a1fddu, 0x99bd3555u, 0xafc85605u};
 
-#define BL_BLOCKED_MAPS 128u
-/* The map's number t, 0..127. */
-static inline unsigned bl_blocked_map(uint64_t h) { return (uint32_t)h >> 25; }
-/* Word of probe i under map t, and its inverse (the probe whose word is w), as tables for
- * SIMD index vectors (blocked_maps.c): bl_blocked_words[t][i], bl_blocked_probes[t][w]. */
-#define BL_BLOCKED_WORD(t, i) ((((t) & 15u) + (2u * ((t) >> 4) + 1u) * (i)) & 15u)
-extern const uint32_t bl_blocked_words[BL_BLOCKED_MAPS][16];
-extern const uint32_t bl_blocked_probes[BL_BLOCKED_MAPS][16];
-extern const uint32_t bl_blocked_words_b[BL_BLOCKED_MAPS][16];
+/* D_k (row k: offsets of probes 0..k-1, 0 past k) and its inverse (row k, column d and d + 16:
+ * the probe with offset d, or 15, a lane past k, when none has it). */
+extern const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16];
+extern const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32];
+
+/* The key's word shift r. */
+static inline uint32_t bl_blocked_shift(uint64_t h) { return (uint32_t)h >> 28; }
 
 static inline uint64_t bl_mulhi64(uint64_t a, uint64_t b)
 {
@@ -238,22 +237,26 @@ static inline uint64_t bl_mulhi64(uint64_t a, uint64_t b)
     return (uint64_t)(((bl_u128)a * b) >> 64);
 }
 static inline uint64_t bl_blocked_line(uint64_t h, uint64_t nlines) { return bl_mulhi64(h, nlines); }
-/* Bit of probe i inside its word. */
+/* Word and bit of probe i of k. */
+static inline uint32_t bl_blocked_word(uint64_t h, unsigned k, unsigned i)
+{
+    return (bl_blocked_shift(h) + bl_blocked_offsets[k][i]) & 15u;
+}
 static inline uint32_t bl_blocked_bit(uint64_t h, unsigned i)
 {
     return ((uint32_t)h * bl_blocked_mul[i]) >> 27;
 }
 /* Bit position 0..511 of probe i inside the line: bit (pos & 31) of 32-bit word (pos >> 5). */
-static inline uint32_t bl_blocked_pos(uint64_t h, unsigned i)
+static inline uint32_t bl_blocked_pos(uint64_t h, unsigned k, unsigned i)
 {
-    return (uint32_t)BL_BLOCKED_WORD(bl_blocked_map(h), i) << 5 | bl_blocked_bit(h, i);
+    return bl_blocked_word(h, k, i) << 5 | bl_blocked_bit(h, i);
 }
 
 static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     uint32_t *w = (uint32_t *)(void *)(data + bl_blocked_line(h, nlines) * BL_LINE_BYTES);
     for (unsigned i = 0; i < k; i++) {
-        uint32_t pos = bl_blocked_pos(h, i);
+        uint32_t pos = bl_blocked_pos(h, k, i);
         w[pos >> 5] |= 1u << (pos & 31);
     }
 }
@@ -263,7 +266,7 @@ static inline bool bl_blocked_test_one(const uint8_t *data, uint64_t nlines, uns
         (const uint32_t *)(const void *)(data + bl_blocked_line(h, nlines) * BL_LINE_BYTES);
     uint32_t ok = 1;
     for (unsigned i = 0; i < k; i++) {
-        uint32_t pos = bl_blocked_pos(h, i);
+        uint32_t pos = bl_blocked_pos(h, k, i);
         ok &= w[pos >> 5] >> (pos & 31);
     }
     return ok & 1;

@@ -7,15 +7,14 @@
 
 /*
  * Line filters (blocked: 16 words of 32 bits; counting: 16 words of 8 counters). A key sets one
- * uniform slot in each of the k distinct words W_T = {(r + s i) mod 16 : i < k} of its map T,
- * one of 128 affine maps (internal.h). The maps form a group, so a query may be taken to use
- * words P = {0..k-1}. Its slot in word i is set with probability 1 - a^c_i, a = 1 - 1/(slots
- * per word), c_i = the number of the line's keys whose words include i. Inclusion-exclusion over
- * the query words S that stay clear, with the L keys' maps independent, gives the exact rate of
- * a line holding L keys:
- *     E_k(L) = sum_{S subset of P} (-1)^|S| f(S)^L,  f(S) = mean_T a^|S & W_T|.
- * f depends on S only through how many maps meet S in m words (m = 0..k), so the 2^k subsets
- * collapse into at most a few hundred classes per k, each summed once per L.
+ * uniform slot in each of its k distinct words W_r = r + D_k (mod 16), r uniform (internal.h).
+ * The 16 translates form a group, so a query may be taken to use words D_k. Its slot in word i
+ * is set with probability 1 - a^c_i, a = 1 - 1/(slots per word), c_i = the number of the line's
+ * keys whose words include i. Inclusion-exclusion over the query words S that stay clear, with
+ * the L keys' shifts independent, gives the exact rate of a line holding L keys:
+ *     E_k(L) = sum_{S subset of D_k} (-1)^|S| f(S)^L,  f(S) = mean_r a^|S & W_r|.
+ * f depends on S only through how many translates meet S in m words (m = 0..k), so the 2^k
+ * subsets collapse into a few hundred classes at most per k, each summed once per L.
  *
  * The filter's rate mixes E_k(L) over the Poisson distribution of line loads. The usual fill^k
  * shortcut underestimates it by about 1% at 10 bits/key, and the classic formula by 15%: both
@@ -25,14 +24,17 @@
  */
 #define LMAX 2048 /* loads beyond this only matter when the rate is essentially 1 */
 
-/* One class of query subsets: how many maps meet them in m words, f, and the summed signs. */
+/* One class of query subsets: how many translates meet them in m words, f, and the summed
+ * signs. */
 typedef struct subset_class {
     uint8_t meets[BL_K_MAX_BLOCKED + 1];
     long double f;
     long double coef;
 } subset_class;
 
-#define MAX_CLASSES 1024 /* 271 at most (k = 11) */
+/* 132 at most for the format's D_k (k = 9); a set with more would not be modeled, and
+ * test_model_matches_spec would fail on it. */
+#define MAX_CLASSES 1024
 
 typedef struct line_table {
     pthread_once_t once;
@@ -50,32 +52,33 @@ static void fill_table(line_table *t)
     subset_class *cls = t->classes;
     const long double a = 1.0L - 16.0L / t->slots;
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
-        uint32_t maps[BL_BLOCKED_MAPS]; /* each map's words as a 16-bit set */
-        for (unsigned m = 0; m < BL_BLOCKED_MAPS; m++) {
-            maps[m] = 0;
-            for (unsigned i = 0; i < k; i++)
-                maps[m] |= 1u << BL_BLOCKED_WORD(m, i);
-        }
+        uint32_t query = 0; /* D_k as a 16-bit set */
+        for (unsigned i = 0; i < k; i++)
+            query |= 1u << bl_blocked_offsets[k][i];
+        uint32_t window[16]; /* its translates r + D_k */
+        for (unsigned r = 0; r < 16; r++)
+            window[r] = ((query << r) | (query >> (16 - r))) & 0xffffu;
         unsigned ncls = 0;
-        for (uint32_t set = 0; set < (1u << k); set++) {
+        for (uint32_t set = query;; set = (set - 1) & query) { /* every subset of D_k */
             uint8_t meets[BL_K_MAX_BLOCKED + 1] = {0};
-            for (unsigned m = 0; m < BL_BLOCKED_MAPS; m++)
-                meets[__builtin_popcount(set & maps[m])]++;
+            for (unsigned r = 0; r < 16; r++)
+                meets[__builtin_popcount(set & window[r])]++;
             unsigned c = 0;
             while (c < ncls && memcmp(cls[c].meets, meets, sizeof meets) != 0)
                 c++;
-            if (c == ncls) { /* a new class; MAX_CLASSES is never reached for k <= 16 */
-                if (ncls == MAX_CLASSES)
-                    continue;
+            if (c == ncls && ncls < MAX_CLASSES) { /* a new class */
                 memcpy(cls[c].meets, meets, sizeof meets);
                 long double f = 0, am = 1;
                 for (unsigned j = 0; j <= k; j++, am *= a)
                     f += meets[j] * am;
-                cls[c].f = f / BL_BLOCKED_MAPS;
+                cls[c].f = f / 16;
                 cls[c].coef = 0;
                 ncls++;
             }
-            cls[c].coef += (__builtin_popcount(set) & 1) ? -1 : 1;
+            if (c < ncls)
+                cls[c].coef += (__builtin_popcount(set) & 1) ? -1 : 1;
+            if (set == 0)
+                break;
         }
         long double *pw = t->powers;
         for (unsigned c = 0; c < ncls; c++)

@@ -33,27 +33,27 @@ static uint8_t *model_line(const model *m, uint64_t h)
     return m->c + line * SLOTS;
 }
 
-/* Counter of probe i, written out from the spec (counting.h): in word (r + s i) mod 16 of the
- * key's map t = top 7 bits of (uint32)h, counter (uint32)h * mul[i] >> 29. */
-static unsigned model_slot(uint64_t h, unsigned i)
+/* Counter of probe i of k, written out from the spec (counting.h): in word (r + D_k[i]) mod 16,
+ * r = top 4 bits of (uint32)h, counter (uint32)h * mul[i] >> 29. */
+static unsigned model_slot(uint64_t h, unsigned k, unsigned i)
 {
-    const unsigned t = (uint32_t)h >> 25, r = t & 15, s = 2 * (t >> 4) + 1;
-    return ((r + s * i) & 15) * 8 + (((uint32_t)h * bl_blocked_mul[i]) >> 29);
+    const unsigned r = (uint32_t)h >> 28;
+    return ((r + bl_blocked_offsets[k][i]) & 15) * 8 + (((uint32_t)h * bl_blocked_mul[i]) >> 29);
 }
 
 static void model_add(model *m, uint64_t h)
 {
     uint8_t *l = model_line(m, h);
     for (unsigned i = 0; i < m->k; i++)
-        if (l[model_slot(h, i)] < 15)
-            l[model_slot(h, i)]++;
+        if (l[model_slot(h, m->k, i)] < 15)
+            l[model_slot(h, m->k, i)]++;
 }
 
 static bool model_contains(const model *m, uint64_t h)
 {
     const uint8_t *l = model_line(m, h);
     for (unsigned i = 0; i < m->k; i++)
-        if (l[model_slot(h, i)] == 0)
+        if (l[model_slot(h, m->k, i)] == 0)
             return false;
     return true;
 }
@@ -65,7 +65,7 @@ static bool model_remove(model *m, uint64_t h)
     uint8_t *l = model_line(m, h);
     memcpy(tmp, l, SLOTS);
     for (unsigned i = 0; i < m->k; i++) {
-        uint8_t *v = &tmp[model_slot(h, i)];
+        uint8_t *v = &tmp[model_slot(h, m->k, i)];
         if (*v == 0)
             return false;
         if (*v != 15)

@@ -306,6 +306,41 @@ static void test_direct_window(void **state)
 
 /* BLOOMLINE_KERNEL, when set (the per-kernel ctest reruns set it), is the kernel that runs; when
  * unset, aarch64 picks NEON and x86 with AVX2 a vector kernel. */
+/* The word-set tables (blocked_maps.c): row k of the offsets holds k distinct words starting
+ * with 0 (then zeros), and the inverse table (stored twice over) maps each of them back to its
+ * probe and every other word to lane 15, a lane past k. Then every key's k words are distinct, which the adds' mask
+ * permutation relies on. */
+static void test_word_sets(void **state)
+{
+    (void)state;
+    for (unsigned k = 1; k <= 16; k++) {
+        unsigned seen = 0;
+        assert_int_equal(bl_blocked_offsets[k][0], 0);
+        for (unsigned i = 0; i < 16; i++) {
+            const uint32_t d = bl_blocked_offsets[k][i];
+            if (i >= k) {
+                assert_int_equal(d, 0);
+                continue;
+            }
+            assert_true(d < 16);
+            assert_false(seen & (1u << d));
+            seen |= 1u << d;
+            assert_int_equal(bl_blocked_probe_of[k][d], i);
+        }
+        for (unsigned d = 0; d < 16; d++) {
+            assert_int_equal(bl_blocked_probe_of[k][d + 16], bl_blocked_probe_of[k][d]);
+            if (!(seen & (1u << d)))
+                assert_true(bl_blocked_probe_of[k][d] == 15 && k < 16);
+        }
+        for (uint64_t h = 0; h < (UINT64_C(1) << 32); h += UINT64_C(0x10000001)) {
+            unsigned words = 0;
+            for (unsigned i = 0; i < k; i++)
+                words |= 1u << (bl_blocked_pos(h, k, i) >> 5);
+            assert_int_equal(__builtin_popcount(words), k);
+        }
+    }
+}
+
 static void test_env_kernel(void **state)
 {
     (void)state;
@@ -372,6 +407,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_env_kernel),      cmocka_unit_test(test_bad_kernel),
+        cmocka_unit_test(test_word_sets),
         cmocka_unit_test(test_hash_u64),        cmocka_unit_test(test_direct_window),
         cmocka_unit_test(test_sbbf_identical),  cmocka_unit_test(test_blocked_identical),
     };

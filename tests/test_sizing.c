@@ -4,6 +4,7 @@
 
 #include "../src/internal.h"
 #include "test_util.h"
+#include "word_sets.h"
 
 /* Measured rate of a filter sized for (n, p) on fresh negative keys, against p + 3 standard
  * errors. Keys are u64 from a seeded stream; negatives come from a disjoint stream. */
@@ -69,8 +70,8 @@ static void test_honest_sizing(void **state)
  * hashes through bl_blocked_pos, queried with fresh ones. Two-sided: within 4 standard errors
  * plus 1% of the rate. At 10 bits/key 4 SE is 0.6% of it, so a model that ignored how a key's
  * words are chosen (random positions: 1.5% lower; rotations only: 9% higher) fails. The 1%
- * allows for the spec's probes sharing 32 hash bits: at k = 11 the spec measured 1.1% below
- * the model (over 1.5e9 queries), the safe side for sizing. */
+ * allows for the spec's probes sharing 32 hash bits (at k = 11 a version of the spec with other
+ * word sets measured 1.1% below its model over 1.5e9 queries: the safe side for sizing). */
 static void test_model_matches_spec(void **state)
 {
     (void)state;
@@ -104,6 +105,33 @@ static void test_model_matches_spec(void **state)
                      (unsigned long long)s);
     }
     free(data);
+}
+
+/* The format's word sets D_k (blocked_maps.c) are what their comment says: for k <= 8 (the
+ * search is cheap there), of all C(15, k-1) sets containing word 0, the one with the lowest rate
+ * at lambda = 512 ln 2 / k, the smallest mask among those within 1e-9 of it; and sizing.c's
+ * model of every D_k equals the direct sum at several loads. */
+static void test_word_sets_optimal(void **state)
+{
+    (void)state;
+    for (unsigned k = 1; k <= 16; k++) {
+        uint32_t chosen = 0;
+        for (unsigned i = 0; i < k; i++)
+            chosen |= 1u << bl_blocked_offsets[k][i];
+        for (double lambda = 5; lambda < 120; lambda *= 1.7) {
+            const double direct = (double)ws_translates_rate(chosen, lambda);
+            const double model = bl_model_line_fpp(512, k, lambda);
+            if (!(fabs(model - direct) <= 1e-9 * direct + 1e-13))
+                fail_msg("k=%u lambda=%g: model %.17g, direct sum %.17g", k, lambda, model, direct);
+        }
+        if (k > 8)
+            continue;
+        const double lambda = 512 * log(2) / k;
+        const uint32_t best = ws_best_set(k, lambda);
+        printf("# k=%u: D_k = 0x%04x, rate %.5Lg at %.1f keys per line\n", k, chosen,
+               ws_translates_rate(chosen, lambda), lambda);
+        assert_int_equal(chosen, best);
+    }
 }
 
 /* The line model's limits and monotonicity, and the best rate at 10 bits/key. */
@@ -196,6 +224,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_model),
         cmocka_unit_test(test_model_matches_spec),
+        cmocka_unit_test(test_word_sets_optimal),
         cmocka_unit_test(test_size_search),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_honest_sizing),

@@ -34,14 +34,16 @@ static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned 
     const __m256i x = _mm256_set1_epi32((int)(uint32_t)h);
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i nib = _mm256_set1_epi32(15);
-    const uint32_t *words = bl_blocked_words[bl_blocked_map(h)];
+    const __m256i r = _mm256_set1_epi32((int)bl_blocked_shift(h));
     __m256i bad = _mm256_setzero_si256();
     for (unsigned base = 0; base < k; base += 8) {
-        /* counter (x >> 29) of the probe's word: bits 4 * (x >> 29) of that 32-bit word */
+        /* counter (x >> 29) of the probe's word r + D_k[i]: bits 4 * (x >> 29) of that word */
         const __m256i product = _mm256_mullo_epi32(x, base ? m1 : m0);
         const __m256i shift = _mm256_slli_epi32(_mm256_srli_epi32(product, 29), 2);
-        const __m256i w = _mm256_i32gather_epi32(
-            line, _mm256_load_si256((const __m256i *)(const void *)(words + base)), 4);
+        const __m256i offsets =
+            _mm256_load_si256((const __m256i *)(const void *)(bl_blocked_offsets[k] + base));
+        const __m256i word = _mm256_and_si256(_mm256_add_epi32(r, offsets), nib);
+        const __m256i w = _mm256_i32gather_epi32(line, word, 4);
         const __m256i c = _mm256_and_si256(_mm256_srlv_epi32(w, shift), nib);
         const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k - base)), iota);
         bad = _mm256_or_si256(bad, _mm256_and_si256(live, _mm256_cmpeq_epi32(c, _mm256_setzero_si256())));

@@ -71,7 +71,7 @@ void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint6
  * stack array read back as a vector stalls store forwarding, which costs more than a probe on
  * single-key calls. */
 typedef struct probe_group {
-    __m256i mul, one;
+    __m256i mul, one, offsets; /* offsets: D_k of these probes */
 } probe_group;
 
 static probe_group blocked_group(unsigned k, unsigned first)
@@ -80,7 +80,8 @@ static probe_group blocked_group(unsigned k, unsigned first)
     const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k - (int)first), lane);
     return (probe_group){
         _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + first)),
-        _mm256_and_si256(used, _mm256_set1_epi32(1))};
+        _mm256_and_si256(used, _mm256_set1_epi32(1)),
+        _mm256_load_si256((const __m256i *)(const void *)(bl_blocked_offsets[k] + first))};
 }
 
 /* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i]. */
@@ -89,8 +90,8 @@ BL_INLINE __m256i blocked_bits(__m256i hv, probe_group g)
     return _mm256_sllv_epi32(g.one, _mm256_srli_epi32(_mm256_mullo_epi32(hv, g.mul), 27));
 }
 
-/* Lanes of a 16-lane vector (lo = 0..7, hi = 8..15) picked by 4-bit indices: vpermd reads the
- * low 3 bits, bit 3 (moved to the sign) picks the half with blendvps. */
+/* Lanes of a 16-lane vector (lo = 0..7, hi = 8..15) picked by the low 4 bits of `idx`: vpermd
+ * reads the low 3, bit 3 (moved to the sign) picks the half with blendvps. */
 BL_INLINE __m256i pick16(__m256i lo, __m256i hi, __m256i idx)
 {
     return _mm256_castps_si256(_mm256_blendv_ps(
@@ -100,12 +101,10 @@ BL_INLINE __m256i pick16(__m256i lo, __m256i hi, __m256i idx)
 }
 
 /* Bits of up to 8 probes that the line (lo = words 0..7, hi = 8..15) lacks: non-zero lanes
- * mean "absent". `words`: the probes' word indices, from the key's map row. */
-BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, const uint32_t *words,
-                                  probe_group g)
+ * mean "absent". Their words are r + D_k[i] (mod 16: pick16 reads the low 4 bits). */
+BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, probe_group g)
 {
-    const __m256i idx = _mm256_load_si256((const __m256i *)(const void *)words);
-    const __m256i word = pick16(lo, hi, idx);
+    const __m256i word = pick16(lo, hi, _mm256_add_epi32(_mm256_srli_epi32(hv, 28), g.offsets));
     return _mm256_andnot_si256(word, blocked_bits(hv, g));
 }
 
@@ -116,10 +115,9 @@ BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0,
     const __m256i *v = (const __m256i *)(const void *)line;
     const __m256i lo = _mm256_load_si256(v), hi = _mm256_load_si256(v + 1);
     const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
-    const uint32_t *words = bl_blocked_words[bl_blocked_map(h)];
-    __m256i miss = blocked_missing(lo, hi, hv, words, g0);
+    __m256i miss = blocked_missing(lo, hi, hv, g0);
     if (two)
-        miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, words + 8, g1));
+        miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, g1));
     return _mm256_testz_si256(miss, miss);
 }
 
@@ -163,39 +161,41 @@ static bool blocked_contains_u64_avx2(const bl_filter *f, uint64_t key)
     return blocked_contains_avx2(f->data, f->nblocks, f->k, bl_xxh3_u64_flipped(key, f->xxh3_flip));
 }
 
-/* Adds: the key's bits (probe lanes) moved to their words by the inverse of its map, two
- * vpermd per half, and ORed into the line with one read-modify-write of each half. */
-BL_INLINE void line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool two)
+/* Adds: the key's bits (probe lanes) moved to their words, word w taking the bit of the probe
+ * with offset w - r (two unaligned loads from the doubled inverse table; a zero lane where no
+ * probe has the offset), and ORed into the line with one read-modify-write of each half. */
+BL_INLINE void line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool two,
+                           const uint32_t *probe_of)
 {
     const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
     const __m256i b0 = blocked_bits(hv, g0);
     const __m256i b1 = two ? blocked_bits(hv, g1) : _mm256_setzero_si256();
-    const __m256i *probe = (const __m256i *)(const void *)bl_blocked_probes[bl_blocked_map(h)];
+    const uint32_t *p = probe_of + 16 - bl_blocked_shift(h);
+    const __m256i lo = pick16(b0, b1, _mm256_loadu_si256((const __m256i *)(const void *)p));
+    const __m256i hi = pick16(b0, b1, _mm256_loadu_si256((const __m256i *)(const void *)(p + 8)));
     __m256i *v = (__m256i *)(void *)line;
-    const __m256i lo = pick16(b0, b1, _mm256_load_si256(probe));
-    const __m256i hi = pick16(b0, b1, _mm256_load_si256(probe + 1));
     _mm256_store_si256(v, _mm256_or_si256(_mm256_load_si256(v), lo));
     _mm256_store_si256(v + 1, _mm256_or_si256(_mm256_load_si256(v + 1), hi));
 }
 
-BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, const uint64_t *h, size_t n,
-                                size_t avail, probe_group g0, probe_group g1, bool two)
+BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                size_t n, size_t avail, bool two)
 {
+    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
     for (size_t i = 0; i < n; i++)
         line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
-                    h[i], g0, g1, two);
+                    h[i], g0, g1, two, bl_blocked_probe_of[k]);
 }
 
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
 {
-    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
     if (k <= 8)
-        blocked_add_loop(data, nlines, h, n, avail, g0, g1, false);
+        blocked_add_loop(data, nlines, k, h, n, avail, false);
     else
-        blocked_add_loop(data, nlines, h, n, avail, g0, g1, true);
+        blocked_add_loop(data, nlines, k, h, n, avail, true);
 }
 
 /* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */

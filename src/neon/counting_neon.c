@@ -31,7 +31,7 @@ static bool test_one_neon(const uint8_t *data, uint64_t nlines, unsigned k, uint
     const uint8_t *line = data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
     uint8_t p8[16];
     for (unsigned i = 0; i < 16; i++)
-        p8[i] = (uint8_t)bl_counting_pos(h, i < k ? i : 0);
+        p8[i] = (uint8_t)bl_counting_pos(h, k, i < k ? i : 0);
     const simde_uint8x16_t p = simde_vld1q_u8(p8);
     simde_uint8x16x4_t tbl;
     tbl.val[0] = simde_vld1q_u8(line);

@@ -45,31 +45,34 @@ BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, 
     return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
 }
 
-/* Probes [4g, 4g + 4): their multipliers, and 1 in the lanes of probes the key has (k of
- * them), 0 past k, so those lanes' bits are 0 and never missing. */
-static void blocked_groups(unsigned k, simde_uint32x4_t mul[4], simde_uint32x4_t one[4])
+/* Probes [4g, 4g + 4): their multipliers, word offsets D_k, and 1 in the lanes of probes the
+ * key has (k of them), 0 past k, so those lanes' bits are 0 and never missing. */
+static void blocked_groups(unsigned k, simde_uint32x4_t mul[4], simde_uint32x4_t offsets[4],
+                           simde_uint32x4_t one[4])
 {
     for (unsigned g = 0; g < 4; g++) {
         uint32_t m[4];
         for (unsigned j = 0; j < 4; j++)
             m[j] = 4 * g + j < k;
         mul[g] = simde_vld1q_u32(bl_blocked_mul + 4 * g);
+        offsets[g] = simde_vld1q_u32(bl_blocked_offsets[k] + 4 * g);
         one[g] = simde_vld1q_u32(m);
     }
 }
 
-/* Bits of 4 probes that the line lacks (non-zero lanes: absent). Their words (`words`, from the
- * key's map row) are fetched by a 64-byte table lookup of their 4 bytes; bit = x >> 27 with
+/* Bits of 4 probes that the line lacks (non-zero lanes: absent). Their words, (r + D_k[i]) mod
+ * 16, are fetched by a 64-byte table lookup of their 4 bytes; bit = x >> 27 with
  * x = (uint32)h * mul. */
 BL_INLINE simde_uint32x4_t blocked_missing(simde_uint8x16x4_t line, simde_uint32x4_t hv,
-                                           const uint32_t *words, simde_uint32x4_t mul,
+                                           simde_uint32x4_t mul, simde_uint32x4_t offsets,
                                            simde_uint32x4_t one)
 {
     const simde_uint32x4_t x = mul_u32(hv, mul);
+    const simde_uint32x4_t words = simde_vandq_u32(
+        simde_vaddq_u32(simde_vshrq_n_u32(hv, 28), offsets), simde_vdupq_n_u32(15));
     /* byte j of lane = 4 * word + j: word * 0x04040404 + 0x03020100 (no carries: 4*15+3 < 256;
      * the product stays below 2^31, so even a signed emulation cannot overflow) */
-    const simde_uint32x4_t bidx = simde_vmlaq_u32(simde_vdupq_n_u32(0x03020100u),
-                                                  simde_vld1q_u32(words),
+    const simde_uint32x4_t bidx = simde_vmlaq_u32(simde_vdupq_n_u32(0x03020100u), words,
                                                   simde_vdupq_n_u32(0x04040404u));
     const simde_uint32x4_t word = simde_vreinterpretq_u32_u8(
         simde_vqtbl4q_u8(line, simde_vreinterpretq_u8_u32(bidx)));
@@ -81,8 +84,8 @@ BL_INLINE simde_uint32x4_t blocked_missing(simde_uint8x16x4_t line, simde_uint32
 static size_t blocked_test_neon(const uint8_t *data, uint64_t nlines, unsigned k,
                                 const uint64_t *h, size_t n, size_t avail, uint8_t *res)
 {
-    simde_uint32x4_t mul[4], one[4];
-    blocked_groups(k, mul, one);
+    simde_uint32x4_t mul[4], offsets[4], one[4];
+    blocked_groups(k, mul, offsets, one);
     const unsigned groups = (k + 3) / 4;
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -95,10 +98,9 @@ static size_t blocked_test_neon(const uint8_t *data, uint64_t nlines, unsigned k
         line.val[2] = simde_vld1q_u8(w + 32);
         line.val[3] = simde_vld1q_u8(w + 48);
         const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h[i]);
-        const uint32_t *words = bl_blocked_words[bl_blocked_map(h[i])];
-        simde_uint32x4_t miss = blocked_missing(line, hv, words, mul[0], one[0]);
+        simde_uint32x4_t miss = blocked_missing(line, hv, mul[0], offsets[0], one[0]);
         for (unsigned g = 1; g < groups; g++)
-            miss = simde_vorrq_u32(miss, blocked_missing(line, hv, words + 4 * g, mul[g], one[g]));
+            miss = simde_vorrq_u32(miss, blocked_missing(line, hv, mul[g], offsets[g], one[g]));
         const int r = simde_vmaxvq_u32(miss) == 0;
         hits += (size_t)r;
         if (res)
