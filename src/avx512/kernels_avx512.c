@@ -58,10 +58,11 @@ static void hash_u64_xxh64_avx512(const uint64_t *keys, size_t n, uint64_t seed,
 
 /* ---- Blocked layout: a line is one zmm ------------------------------------------------------- */
 
-/* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i]. Lanes where `one` is 0 get 0. */
-BL_INLINE __m512i blocked_bits(__m512i hv, __m512i mul, __m512i one)
+/* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i] (vprolvd: no masking of the count). */
+BL_INLINE __m512i blocked_bits(__m512i hv, __m512i mul)
 {
-    return _mm512_rolv_epi32(one, _mm512_srli_epi32(_mm512_mullo_epi32(hv, mul), 27));
+    const __m512i x = _mm512_mullo_epi32(hv, mul);
+    return _mm512_rolv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(x, 27));
 }
 
 /* Lane i's word, r + D_k[i], in its low 4 bits (all vpermd reads). */
@@ -77,7 +78,7 @@ BL_INLINE bool blocked_line_has(const uint8_t *line, __mmask16 lanes, __m512i mu
     const __m512i hv = _mm512_set1_epi32((int)(uint32_t)h);
     const __m512i word =
         _mm512_permutexvar_epi32(blocked_words(hv, offsets), _mm512_load_si512(line));
-    const __m512i bit = blocked_bits(hv, mul, _mm512_set1_epi32(1));
+    const __m512i bit = blocked_bits(hv, mul);
     return _mm512_mask_testn_epi32_mask(lanes, word, bit) == 0;
 }
 
@@ -110,7 +111,7 @@ BL_INLINE __mmask16 blocked_pair_present(const uint8_t *la, const uint8_t *lb, _
                                                   _mm512_set1_epi32(15), line_b, 0xea);
     const __m512i word =
         _mm512_permutex2var_epi32(_mm512_load_si512(la), idx, _mm512_load_si512(lb));
-    return _mm512_test_epi32_mask(word, blocked_bits(hv, mul, _mm512_set1_epi32(1)));
+    return _mm512_test_epi32_mask(word, blocked_bits(hv, mul));
 }
 
 /* Eight keys' answers from the 64 lanes of four pairs (byte j = key j's eight probes): a key is
