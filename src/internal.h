@@ -58,6 +58,8 @@ struct bl_kernels {
      * bl_contains_u64, hashing with XXH3 inside so the whole query is one call). */
     bool (*blocked_contains)(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
     bool (*blocked_contains_u64)(const struct bl_filter *f, uint64_t key);
+    /* One key's add, no look-ahead (bl_add, bl_add_u64, bl_add_hash on a plain filter). */
+    void (*blocked_add_one)(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
     /* Parquet split-block layout. */
     void (*sbbf_add)(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
     size_t (*sbbf_test)(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
@@ -68,6 +70,7 @@ extern const struct bl_kernels bl_kernels_scalar;
 /* The scalar single-key probes, also the NEON table's (one key leaves NEON nothing to batch). */
 bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 bool bl_blocked_contains_u64_scalar(const struct bl_filter *f, uint64_t key);
+void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 #if defined(BLOOMLINE_HAVE_AVX2)
 extern const struct bl_kernels bl_kernels_avx2;
 #endif

@@ -189,6 +189,16 @@ BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, cons
                     h[i], g0, g1, two, bl_blocked_probe_of[k]);
 }
 
+static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    uint8_t *line = (uint8_t *)(uintptr_t)bl_window_addr(data, nlines, h);
+    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    if (k <= 8)
+        line_or_key(line, h, g0, g1, false, bl_blocked_probe_of[k]);
+    else
+        line_or_key(line, h, g0, g1, true, bl_blocked_probe_of[k]);
+}
+
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
 {
@@ -248,6 +258,7 @@ const struct bl_kernels bl_kernels_avx2 = {
     .blocked_test = bl_blocked_test_avx2,
     .blocked_contains = blocked_contains_avx2,
     .blocked_contains_u64 = blocked_contains_u64_avx2,
+    .blocked_add_one = blocked_add_one_avx2,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
 };

@@ -241,6 +241,14 @@ static void blocked_add_avx512(uint8_t *data, uint64_t nlines, unsigned k, const
     }
 }
 
+static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    __m512i *v = (__m512i *)(uintptr_t)bl_window_addr(data, nlines, h);
+    const __m512i mask = blocked_key_mask((__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
+                                          _mm512_load_si512(bl_blocked_probe_of[k]), h);
+    _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), mask));
+}
+
 static size_t blocked_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
                                   const uint64_t *h, size_t n, size_t avail, uint8_t *res)
 {
@@ -260,6 +268,7 @@ const struct bl_kernels bl_kernels_avx512 = {
     .blocked_test = blocked_test_avx512,
     .blocked_contains = blocked_contains_avx512,
     .blocked_contains_u64 = blocked_contains_u64_avx512,
+    .blocked_add_one = blocked_add_one_avx512,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
 };

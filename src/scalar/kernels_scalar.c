@@ -49,6 +49,11 @@ bool bl_blocked_contains_u64_scalar(const bl_filter *f, uint64_t key)
     return bl_blocked_test_one(f->data, f->nblocks, f->k, bl_xxh3_u64_flipped(key, f->xxh3_flip));
 }
 
+void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    bl_blocked_add_one(data, nlines, k, h);
+}
+
 static void bl_sbbf_add_scalar(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                                size_t avail)
 {
@@ -83,6 +88,7 @@ const struct bl_kernels bl_kernels_scalar = {
     .blocked_test = bl_blocked_test_scalar,
     .blocked_contains = bl_blocked_contains_scalar,
     .blocked_contains_u64 = bl_blocked_contains_u64_scalar,
+    .blocked_add_one = bl_blocked_add_one_scalar,
     .sbbf_add = bl_sbbf_add_scalar,
     .sbbf_test = bl_sbbf_test_scalar,
 };
