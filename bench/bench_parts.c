@@ -159,7 +159,8 @@ static void atomic_parts(uint64_t n, const char *kernel)
         BB_TIME_LOOPS(reps, s, LP(s), st, bl_add_hash_batch(f, k, s));
         line(conc ? "bl_add_hash_batch, BL_FLAG_CONCURRENT (p = 1e-4)"
                   : "bl_add_hash_batch, plain (p = 1e-4)",
-             kernel, n, st, conc ? "atomic OR per bit" : "kernel add with prefetch");
+             kernel, n, st,
+             conc ? "a locked OR per 64-bit word that needs one" : "kernel add with prefetch");
         bl_free(f);
     }
     free(k);
