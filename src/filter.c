@@ -102,8 +102,7 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
     f->hash = bl_layout_hash(layout);
     f->k = k;
     f->flags = flags;
-    f->seed = seed;
-    f->xxh3_flip = bl_xxh3_u64_flip(seed);
+    bl_filter_set_seed(f, seed);
     f->nblocks = nblocks;
     f->nbits = nblocks * block_bytes * 8;
     f->keys_known = true;

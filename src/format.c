@@ -410,7 +410,7 @@ bl_status bl_format_build(const bl_format_header *h, const uint8_t *table, uint8
         f->layout = BL_LAYOUT_SCALABLE;
         f->hash = h->hash;
         f->k = h->k;
-        f->seed = h->seed;
+        bl_filter_set_seed(f, h->seed);
         f->kern = kern;
         f->keys_added = h->keys_added;
         f->keys_known = h->keys_known;

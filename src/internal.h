@@ -98,8 +98,9 @@ struct bl_filter {
     unsigned k;
     unsigned flags;
     uint64_t seed;
-    uint64_t xxh3_flip; /* bl_xxh3_u64_flip(seed), set by bl_filter_new: the blocked single-key
-                         * path folds the seed once (3.6 -> 3.1 ns/key at 2^16) */
+    uint64_t xxh3_flip; /* bl_xxh3_u64_flip(seed), set with it by bl_filter_set_seed:
+                         * bl_hash_u64 and the kernels' single-key query fold the seed once
+                         * (3.6 -> 3.1 ns/key at 2^16) */
     uint64_t nbits;   /* payload bits (counting: 4 x counters) */
     uint64_t nblocks; /* lines (blocked, counting), blocks (sbbf), 64-bit words (classic) */
     uint8_t *data;    /* the payload, 64-byte aligned */
@@ -184,6 +185,13 @@ static inline uint64_t bl_xxh3_u64_flipped(uint64_t key, uint64_t flip)
 static inline uint64_t bl_xxh3_u64(uint64_t key, uint64_t seed)
 {
     return bl_xxh3_u64_flipped(key, bl_xxh3_u64_flip(seed));
+}
+
+/* A filter's seed and the flip derived from it, set together wherever a filter object is made. */
+static inline void bl_filter_set_seed(struct bl_filter *f, uint64_t seed)
+{
+    f->seed = seed;
+    f->xxh3_flip = bl_xxh3_u64_flip(seed);
 }
 
 #define BL_XXH64_P1 0x9E3779B185EBCA87ULL

@@ -112,7 +112,7 @@ bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct b
         return BL_E_NOMEM;
     f->layout = BL_LAYOUT_SCALABLE;
     f->hash = bl_layout_hash(BL_LAYOUT_SCALABLE);
-    f->seed = p->seed;
+    bl_filter_set_seed(f, p->seed);
     f->flags = p->flags;
     f->kern = kern;
     f->keys_known = true;

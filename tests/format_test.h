@@ -78,7 +78,7 @@ static inline bl_status ft_manual_scalable(bl_filter **out, size_t nstages, cons
     f->layout = BL_LAYOUT_SCALABLE;
     f->hash = BL_HASH_XXH3;
     f->k = ks[0];
-    f->seed = seed;
+    bl_filter_set_seed(f, seed);
     f->kern = kern;
     f->keys_known = true;
     f->growth = growth;

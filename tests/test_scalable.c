@@ -346,7 +346,7 @@ static void test_rebuilt_from_fields(void **state)
     assert_non_null(r);
     r->layout = f->layout;
     r->hash = f->hash;
-    r->seed = f->seed; /* keys are hashed with the top-level seed */
+    bl_filter_set_seed(r, f->seed); /* keys are hashed with the top-level seed */
     r->kern = f->kern;
     r->growth = f->growth;
     r->tightening = f->tightening;
