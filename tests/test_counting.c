@@ -651,7 +651,7 @@ static void test_file_roundtrip(void **state)
     snprintf(path, sizeof path, "/tmp/bl_test_counting_%d.bl", (int)getpid());
     enum { N = 5000, Q = 20000 };
     static uint64_t keys[Q];
-    static uint8_t r1[Q], r2[Q];
+    static uint8_t r1[Q], r2[Q], saved[Q];
     for (size_t i = 0; i < Q; i++)
         keys[i] = tu_next(&s);
     bl_filter *f = make_sized(N, 0.01, tu_next(&s), NULL), *g = NULL, *m = NULL;
@@ -670,17 +670,20 @@ static void test_file_roundtrip(void **state)
     assert_int_equal(gi.keys_added, fi.keys_added);
     assert_int_equal(gi.design_keys, fi.design_keys);
     assert_true(gi.design_fpp == fi.design_fpp);
-    assert_int_equal(bl_contains_u64_batch(f, keys, Q, r1), bl_contains_u64_batch(g, keys, Q, r2));
-    assert_memory_equal(r1, r2, Q);
-    /* The loaded filter is a working counting filter: the same removes give the same bytes. */
+    const size_t saved_hits = bl_contains_u64_batch(f, keys, Q, saved);
+    assert_int_equal(bl_contains_u64_batch(g, keys, Q, r2), saved_hits);
+    assert_memory_equal(saved, r2, Q);
+    /* The loaded filter is a working counting filter: the same removes give the same bytes.
+     * (Removing keys[N + 1], never added, succeeds when it is a false positive, and can then
+     * change other answers: so the mapped file is compared with the answers saved above.) */
     assert_int_equal(bl_remove_u64_batch(f, keys, 40, NULL), BL_OK);
     assert_int_equal(bl_remove_u64_batch(g, keys, 40, NULL), BL_OK);
     assert_int_equal(bl_remove_u64(g, keys[N + 1]) == BL_OK, bl_remove_u64(f, keys[N + 1]) == BL_OK);
     assert_memory_equal(g->data, f->data, f->nbytes);
     assert_int_equal(bl_map(&m, path), BL_OK);
     assert_int_equal(bl_verify(m), BL_OK);
-    assert_int_equal(bl_contains_u64_batch(m, keys, Q, r2), bl_contains_u64_batch(g, keys, Q, r1));
-    assert_memory_equal(r1, r2, Q);
+    assert_int_equal(bl_contains_u64_batch(m, keys, Q, r2), saved_hits);
+    assert_memory_equal(saved, r2, Q);
     assert_int_equal(m->layout, BL_LAYOUT_COUNTING);
     assert_int_equal(bl_remove_u64(m, keys[0]), BL_E_READ_ONLY);
     assert_int_equal(bl_add_u64(m, keys[0]), BL_E_READ_ONLY);
