@@ -6,7 +6,9 @@
 /* A locked OR is a full barrier on x86 (tens of cycles, and it stalls the prefetch stream), so
  * a key's bits are first gathered per 64-bit word (bit pos of the line is bit pos & 63 of
  * little-endian word pos >> 6, the same bit as in the 32-bit view), words whose bits are all set
- * already are skipped with a plain load, and each remaining word takes one locked OR. */
+ * already are skipped with a plain load, and each remaining word takes one locked OR. (A 16-byte
+ * compare-and-swap per quarter line, `lock cmpxchg16b`, halves the locked operations at k = 12
+ * but measured 1.6x slower: 70 against 43 ns/key at 2^25 keys, p = 1e-4, alternated.) */
 static inline void or_words(uint64_t *w, const uint64_t *mask, unsigned nwords)
 {
     for (unsigned q = 0; q < nwords; q++)
