@@ -65,7 +65,7 @@ BL_API const char *bl_strerror(bl_status status);
 /* Layouts and creation                                                                       */
 
 typedef enum bl_layout {
-    BL_LAYOUT_BLOCKED = 0,  /* native: one 64-byte line per key, k bits anywhere in it */
+    BL_LAYOUT_BLOCKED = 0,  /* native: one 64-byte line per key, k bits in k of its 16 words */
     BL_LAYOUT_SBBF = 1,     /* Parquet split-block filter: 256-bit blocks, 8 bits per key */
     BL_LAYOUT_CLASSIC = 2,  /* m bits, k positions over the whole array (Guava's scheme) */
     BL_LAYOUT_COUNTING = 3, /* blocked with 4-bit counters: supports remove */
