@@ -6,61 +6,20 @@
 #include "test_util.h"
 #include "word_sets.h"
 
-/* The rate of a filter sized for (n, p), filled with n keys of a seeded stream, over `queries`
- * fresh negative keys (positives odd, negatives even: disjoint). */
-static double measured_rate(bl_layout layout, uint64_t n, double p, uint64_t queries,
-                            uint64_t seed, bl_info *info, uint64_t *fp_out)
-{
-    bl_filter *f = tu_create(layout, n, p, NULL);
-    enum { CH = 1 << 14 };
-    uint64_t *keys = malloc(CH * sizeof *keys);
-    assert_non_null(keys);
-    uint64_t s = seed;
-    for (uint64_t done = 0; done < n; done += CH) {
-        size_t m = n - done < CH ? (size_t)(n - done) : CH;
-        for (size_t i = 0; i < m; i++)
-            keys[i] = tu_next(&s) | 1;
-        assert_int_equal(bl_add_u64_batch(f, keys, m), BL_OK);
-    }
-    uint64_t fp = 0;
-    for (uint64_t done = 0; done < queries; done += CH) {
-        size_t m = queries - done < CH ? (size_t)(queries - done) : CH;
-        for (size_t i = 0; i < m; i++)
-            keys[i] = tu_next(&s) & ~UINT64_C(1);
-        fp += bl_contains_u64_batch(f, keys, m, NULL);
-    }
-    assert_int_equal(bl_get_info(f, info), BL_OK);
-    free(keys);
-    bl_free(f);
-    *fp_out = fp;
-    return (double)fp / (double)queries;
-}
-
-/* Measured rate against p + 3 standard errors. Sizing puts the model rate at p itself, so one
- * check in a few hundred is over the bound by chance; such a case is measured again on a new
- * filter (another seed) with 5x the queries and judged on that sample alone. A real excess
- * fails the second sample too (with more power); a chance one almost never does twice. */
+/* A filter sized for (n, p) measures at most p + 3 standard errors (tu_deciding_rate). */
 static void check_honest(bl_layout layout, uint64_t n, double p, uint64_t queries, uint64_t seed)
 {
-    bl_info info;
-    uint64_t fp;
-    double rate = measured_rate(layout, n, p, queries, seed, &info, &fp);
-    double bound = p + 3 * sqrt(p * (1 - p) / (double)queries);
+    uint64_t s = seed;
+    const tu_rate first = tu_measure_rate(layout, n, p, NULL, queries, &s);
+    const bl_info *info = &first.info;
     printf("# %-8s p=%-7g n=%-8llu bits/key=%6.2f k=%2u model=%.3g measured=%.3g (%llu/%llu) bound=%.3g\n",
-           bl_layout_name(layout), p, (unsigned long long)n, (double)info.bits / (double)n, info.k,
-           bl_expected_fpp(layout, info.bits, info.k, n), rate, (unsigned long long)fp,
-           (unsigned long long)queries, bound);
-    if (rate > bound) {
-        const uint64_t seed2 = seed ^ UINT64_C(0x9e3779b97f4a7c15);
-        rate = measured_rate(layout, n, p, 5 * queries, seed2, &info, &fp);
-        bound = p + 3 * sqrt(p * (1 - p) / (5.0 * (double)queries));
-        printf("#   over the bound: a new filter (seed 0x%llx) measures %.3g (%llu/%llu), bound %.3g\n",
-               (unsigned long long)seed2, rate, (unsigned long long)fp,
-               (unsigned long long)(5 * queries), bound);
-    }
-    if (rate > bound)
+           bl_layout_name(layout), p, (unsigned long long)n, (double)info->bits / (double)n, info->k,
+           bl_expected_fpp(layout, info->bits, info->k, n), first.rate,
+           (unsigned long long)first.fp, (unsigned long long)queries, first.bound);
+    const tu_rate r = tu_deciding_rate(first, layout, n, p, NULL, &s);
+    if (r.rate > r.bound)
         fail_msg("%s sized for p=%g measures %g > %g (seed 0x%llx)", bl_layout_name(layout), p,
-                 rate, bound, (unsigned long long)seed);
+                 r.rate, r.bound, (unsigned long long)seed);
 }
 
 static void test_honest_sizing(void **state)
