@@ -244,8 +244,9 @@ static void blocked_add_avx512(uint8_t *data, uint64_t nlines, unsigned k, const
 static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     __m512i *v = (__m512i *)(uintptr_t)bl_window_addr(data, nlines, h);
-    const __m512i mask = blocked_key_mask((__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
-                                          _mm512_load_si512(bl_blocked_probe_of[k]), h);
+    const __m512i mask =
+        blocked_key_mask((__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
+                         _mm512_load_si512(bl_blocked_probe_of[k]), h);
     _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), mask));
 }
 
