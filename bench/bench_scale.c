@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_scale: build a blocked filter from N synthetic distinct URLs generated on the fly, then
- * probe N others (half present) with all cores; throughput, peak memory and measured rate. */
+ * probe N others (half present) with all cores; throughput, peak memory and measured rate.
+ * The build is partitioned (bl_add_hash_batch_part: each thread adds the keys of its own range
+ * of lines with plain stores); --concurrent builds with BL_FLAG_CONCURRENT atomic adds instead,
+ * --plain with one thread, for comparison. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,6 +15,10 @@
 
 #define CHUNK 16384u
 
+enum { MAX_THREADS = 256 };
+
+typedef enum build_mode { BUILD_PARTS, BUILD_CONCURRENT, BUILD_PLAIN } build_mode;
+
 typedef struct shared {
     bl_filter *f;
     uint64_t n;
@@ -19,10 +26,20 @@ typedef struct shared {
     uint64_t next;  /* next chunk start, taken atomically: threads share a busy machine fairly */
     uint64_t present_hits, present, absent_hits, absent;
     bool probe;
+    /* Partitioned build: in round r thread t hashes chunk r * threads + t into hashes[r & 1][t],
+     * then, after the barrier, adds its part of every thread's hashes of that round. Two sets
+     * of buffers let one barrier per round suffice: a thread can only be hashing round r + 1
+     * once everyone has passed round r's barrier, i.e. finished adding round r - 1. */
+    int threads;
+    pthread_barrier_t round;
+    uint64_t *hashes[2][MAX_THREADS];
+    size_t count[2][MAX_THREADS];
+    int failed; /* a bl_* call failed somewhere (atomic) */
 } shared;
 
 typedef struct worker {
     shared *sh;
+    int id;
     int cpu;
     char *arena;
     const void **ptr;
@@ -33,6 +50,45 @@ static inline uint64_t mulhi(uint64_t a, uint64_t b)
 {
     __extension__ typedef unsigned __int128 u128;
     return (uint64_t)(((u128)a * b) >> 64);
+}
+
+/* Generate keys [lo, lo + c) of the current phase into the worker's arena. */
+static void make_keys(worker *w, uint64_t lo, size_t c)
+{
+    const shared *sh = w->sh;
+    size_t off = 0;
+    for (size_t i = 0; i < c; i++) {
+        const uint64_t j = lo + i;
+        /* Build: keys 0..n-1. Probe: even j a random present key, odd j an absent one. */
+        uint64_t idx = !sh->probe ? j : (j & 1) ? BB_ABSENT + j : mulhi(bb_mix(j), sh->n);
+        w->len[i] = bb_url(idx, w->arena + off);
+        w->ptr[i] = w->arena + off;
+        off += w->len[i];
+    }
+}
+
+static void *build_parts(void *arg)
+{
+    worker *w = arg;
+    shared *sh = w->sh;
+    if (w->cpu >= 0)
+        bb_pin_thread(w->cpu);
+    const uint64_t T = (uint64_t)sh->threads;
+    for (uint64_t r = 0; r * T * CHUNK < sh->total; r++) {
+        const int set = (int)(r & 1);
+        const uint64_t lo = (r * T + (uint64_t)w->id) * CHUNK;
+        const size_t c = lo >= sh->total ? 0 : (size_t)(sh->total - lo < CHUNK ? sh->total - lo : CHUNK);
+        make_keys(w, lo, c);
+        if (bl_hash_batch(sh->f, w->ptr, w->len, c, sh->hashes[set][w->id]) != BL_OK)
+            __atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
+        sh->count[set][w->id] = c;
+        pthread_barrier_wait(&sh->round);
+        for (int u = 0; u < sh->threads; u++)
+            if (bl_add_hash_batch_part(sh->f, sh->hashes[set][u], sh->count[set][u],
+                                       (unsigned)w->id, (unsigned)T) != BL_OK)
+                __atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
 }
 
 static void *run(void *arg)
@@ -48,17 +104,10 @@ static void *run(void *arg)
         if (lo >= sh->total)
             break;
         size_t c = (size_t)(sh->total - lo < CHUNK ? sh->total - lo : CHUNK);
-        size_t off = 0;
-        for (size_t i = 0; i < c; i++) {
-            const uint64_t j = lo + i;
-            /* Build: keys 0..n-1. Probe: even j a random present key, odd j an absent one. */
-            uint64_t idx = !sh->probe ? j : (j & 1) ? BB_ABSENT + j : mulhi(bb_mix(j), sh->n);
-            w->len[i] = bb_url(idx, w->arena + off);
-            w->ptr[i] = w->arena + off;
-            off += w->len[i];
-        }
+        make_keys(w, lo, c);
         if (!sh->probe) {
-            bl_add_batch(sh->f, w->ptr, w->len, c);
+            if (bl_add_batch(sh->f, w->ptr, w->len, c) != BL_OK)
+                __atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
             continue;
         }
         bl_contains_batch(sh->f, w->ptr, w->len, c, res);
@@ -90,27 +139,39 @@ static double cpu_seconds(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
-static double phase(shared *sh, worker *ws, int threads, bool probe)
+static double phase(shared *sh, worker *ws, int threads, bool probe, bool parts)
 {
     sh->probe = probe;
     sh->next = 0;
     sh->total = sh->n;
-    pthread_t tid[256];
+    sh->threads = threads;
+    pthread_t tid[MAX_THREADS];
     uint64_t t0 = bb_now_ns();
     for (int t = 0; t < threads; t++)
-        pthread_create(&tid[t], NULL, run, &ws[t]);
+        pthread_create(&tid[t], NULL, parts ? build_parts : run, &ws[t]);
     for (int t = 0; t < threads; t++)
         pthread_join(tid[t], NULL);
     return (double)(bb_now_ns() - t0) / 1e9;
 }
 
+static const char *build_mode_name(build_mode m)
+{
+    switch (m) {
+    case BUILD_PARTS: return "partitioned plain";
+    case BUILD_CONCURRENT: return "BL_FLAG_CONCURRENT";
+    case BUILD_PLAIN: return "plain single-thread";
+    }
+    return "?";
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_scale [--keys 1e9] [--fpp 1e-4] [--threads N] [--no-pin]\n"
-                    "                   [--plain] [--csv FILE]\n"
-                    "Builds a blocked filter (BL_FLAG_CONCURRENT) from N generated URLs, then\n"
-                    "probes N others, half of them present. --plain: no BL_FLAG_CONCURRENT, one building\n"
-                    "thread (for comparison).\n");
+                    "                   [--concurrent | --plain] [--csv FILE]\n"
+                    "Builds a blocked filter from N generated URLs, each thread adding the keys of\n"
+                    "its own part of the lines (bl_add_hash_batch_part), then probes N others, half\n"
+                    "of them present. For comparison: --concurrent builds with BL_FLAG_CONCURRENT\n"
+                    "atomic adds from every thread, --plain with one thread.\n");
 }
 
 int main(int argc, char **argv)
@@ -118,7 +179,8 @@ int main(int argc, char **argv)
     uint64_t n = 1000000000u;
     double fpp = 1e-4;
     int threads = bb_ncores();
-    bool pin = true, plain = false;
+    bool pin = true;
+    build_mode mode = BUILD_PARTS;
     const char *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -126,8 +188,8 @@ int main(int argc, char **argv)
             pin = false;
             continue;
         }
-        if (!strcmp(a, "--plain")) { /* for analysis: non-atomic adds, one building thread */
-            plain = true;
+        if (!strcmp(a, "--plain") || !strcmp(a, "--concurrent")) {
+            mode = !strcmp(a, "--plain") ? BUILD_PLAIN : BUILD_CONCURRENT;
             continue;
         }
         if (v == NULL) {
@@ -148,7 +210,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (n < 2 || !(fpp > 0 && fpp < 1) || threads < 1 || threads > 256) {
+    if (n < 2 || !(fpp > 0 && fpp < 1) || threads < 1 || threads > MAX_THREADS) {
         usage();
         return 2;
     }
@@ -158,7 +220,7 @@ int main(int argc, char **argv)
     p.layout = BL_LAYOUT_BLOCKED;
     p.expected_keys = n;
     p.fpp = fpp;
-    p.flags = plain ? 0 : BL_FLAG_CONCURRENT;
+    p.flags = mode == BUILD_CONCURRENT ? BL_FLAG_CONCURRENT : 0;
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.n = n;
@@ -172,25 +234,31 @@ int main(int argc, char **argv)
     printf("# %llu keys, p = %g: blocked filter of %.3f GB (%.2f bits/key, k = %u), %d threads, "
            "kernel %s, %s adds\n",
            (unsigned long long)n, fpp, info.bytes / 1e9, (double)info.bits / (double)n, info.k,
-           threads, info.kernel, plain ? "plain single-thread" : "BL_FLAG_CONCURRENT");
-    worker ws[256];
+           threads, info.kernel, build_mode_name(mode));
+    worker ws[MAX_THREADS];
     int ncpu = bb_ncores();
     for (int t = 0; t < threads; t++) {
         ws[t].sh = &sh;
+        ws[t].id = t;
         ws[t].cpu = pin ? t % ncpu : -1;
         ws[t].arena = malloc(CHUNK * BB_URL_MAX);
         ws[t].ptr = malloc(CHUNK * sizeof *ws[t].ptr);
         ws[t].len = malloc(CHUNK * sizeof *ws[t].len);
-        if (ws[t].arena == NULL || ws[t].ptr == NULL || ws[t].len == NULL)
+        sh.hashes[0][t] = malloc(CHUNK * sizeof(uint64_t));
+        sh.hashes[1][t] = malloc(CHUNK * sizeof(uint64_t));
+        if (ws[t].arena == NULL || ws[t].ptr == NULL || ws[t].len == NULL ||
+            sh.hashes[0][t] == NULL || sh.hashes[1][t] == NULL)
             return 1;
     }
+    const int build_threads = mode == BUILD_PLAIN ? 1 : threads;
+    pthread_barrier_init(&sh.round, NULL, (unsigned)build_threads);
     /* The build includes the payload's first-touch page faults: a real build pays them too. */
     fprintf(stderr, "bench_scale: building...\n");
     double c0 = cpu_seconds();
-    double tb = phase(&sh, ws, plain ? 1 : threads, false);
+    double tb = phase(&sh, ws, build_threads, false, mode == BUILD_PARTS);
     double c1 = cpu_seconds();
     fprintf(stderr, "bench_scale: probing...\n");
-    double tp = phase(&sh, ws, threads, true);
+    double tp = phase(&sh, ws, threads, true, false);
     double c2 = cpu_seconds();
     size_t rss = bb_peak_rss();
     double fpr = (double)sh.absent_hits / (double)sh.absent;
@@ -201,7 +269,7 @@ int main(int argc, char **argv)
            "probe Mkeys/s | false negatives | measured rate (absent half) | +-SE | peak RSS GB | "
            "peak / filter |\n");
     printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    const int bt = plain ? 1 : threads;
+    const int bt = build_threads;
     printf("| %.3g | %d | %.3f | %.2f | %u | %.2f | %.1f | %.2f | %.1f | %llu | %.3e | %.1e | "
            "%.3f | %.3f |\n",
            (double)n, threads, info.bytes / 1e9, (double)info.bits / (double)n, info.k, tb,
@@ -212,19 +280,24 @@ int main(int argc, char **argv)
            c1 - c0, 100 * (c1 - c0) / (tb * bt), bt, c2 - c1, 100 * (c2 - c1) / (tp * threads),
            threads);
     FILE *csv = bb_csv_open(csv_path, "keys,threads,fpp,bytes,bits_per_key,k,build_s,probe_s,"
-                                      "false_negatives,absent,absent_hits,fpr,peak_rss");
+                                      "false_negatives,absent,absent_hits,fpr,peak_rss,build");
     if (csv) {
-        fprintf(csv, "%llu,%d,%g,%zu,%.4f,%u,%.3f,%.3f,%llu,%llu,%llu,%.6e,%zu\n",
+        fprintf(csv, "%llu,%d,%g,%zu,%.4f,%u,%.3f,%.3f,%llu,%llu,%llu,%.6e,%zu,%s\n",
                 (unsigned long long)n, threads, fpp, info.bytes, (double)info.bits / (double)n,
                 info.k, tb, tp, (unsigned long long)fn, (unsigned long long)sh.absent,
-                (unsigned long long)sh.absent_hits, fpr, rss);
+                (unsigned long long)sh.absent_hits, fpr, rss, build_mode_name(mode));
         fclose(csv);
     }
+    pthread_barrier_destroy(&sh.round);
     for (int t = 0; t < threads; t++) {
+        free(sh.hashes[0][t]);
+        free(sh.hashes[1][t]);
         free(ws[t].arena);
         free((void *)ws[t].ptr);
         free(ws[t].len);
     }
     bl_free(sh.f);
-    return fn == 0 ? 0 : 1;
+    if (sh.failed)
+        fprintf(stderr, "bench_scale: an add or hash call failed\n");
+    return fn == 0 && !sh.failed ? 0 : 1;
 }

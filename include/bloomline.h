@@ -32,6 +32,9 @@ extern "C" {
  * - Adding keys is not thread-safe by default. A filter created with BL_FLAG_CONCURRENT may be
  *   added to by many threads at once (bits are set with atomic OR, so no bit is ever lost) and
  *   queried at the same time; a query racing with an add of the same key may answer either way.
+ * - Faster for bulk builds, any filter of a line-local layout (blocked, sbbf, counting) may be
+ *   built by several threads at once with bl_add_hash_batch_part, each thread owning one part
+ *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
  * - Functions never print, abort or allocate outside create/load/deserialize/import/clone.
  */
 
@@ -149,6 +152,31 @@ BL_API size_t bl_contains_u64_batch(const bl_filter *filter, const uint64_t *key
                                     uint8_t *results);
 BL_API size_t bl_contains_hash_batch(const bl_filter *filter, const uint64_t *hashes, size_t n,
                                      uint8_t *results);
+
+/* The filter's hashes of many keys (out[i] = bl_hash / bl_hash_u64 of key i), vectorized and
+ * prefetched like the batched adds: the first half of a parallel build (below). */
+BL_API bl_status bl_hash_batch(const bl_filter *filter, const void *const *keys,
+                               const size_t *lens, size_t n, uint64_t *out);
+BL_API bl_status bl_hash_u64_batch(const bl_filter *filter, const uint64_t *keys, size_t n,
+                                   uint64_t *out);
+
+/* Parallel builds. The memory of a blocked, sbbf or counting filter splits into `parts` ranges
+ * of whole lines (blocks); every key's bits lie in the one part that holds its line.
+ * bl_add_hash_batch_part adds those of the n hashes whose line is in part `part` (0 <= part <
+ * parts) and skips the others. Threads that call it at the same time with different parts
+ * write disjoint memory, so they need neither BL_FLAG_CONCURRENT nor atomic instructions: e.g.
+ * each of T threads hashes its share of the keys (bl_hash_batch), the threads meet at a barrier,
+ * then thread t calls bl_add_hash_batch_part(f, hashes_of_u, n_u, t, T) for every thread u's
+ * hashes. The result is byte-identical to adding all hashes with bl_add_hash_batch, and each key
+ * is counted once in keys_added. No other call may modify the filter meanwhile. Other layouts
+ * give BL_E_UNSUPPORTED; part >= parts or parts = 0 give BL_E_INVALID.
+ * bl_hash_part stores in *part the part a hash's line falls in, for callers that route hashes
+ * to their owning thread instead (cheaper than every thread scanning all hashes when there are
+ * many threads). */
+BL_API bl_status bl_add_hash_batch_part(bl_filter *filter, const uint64_t *hashes, size_t n,
+                                        unsigned part, unsigned parts);
+BL_API bl_status bl_hash_part(const bl_filter *filter, uint64_t hash, unsigned parts,
+                              unsigned *part);
 
 /* Counting layout only: remove keys. Returns BL_E_NOT_PRESENT (and changes nothing for that key)
  * when the key was provably never added; saturated counters are never decremented. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs bloomline into a scratch prefix, then compiles the README example against it twice:
-# with pkg-config and with CMake's find_package(bloomline).
+# Installs bloomline into a scratch prefix, then compiles the README example against it twice
+# (with pkg-config and with CMake's find_package(bloomline)) and runs the parallel-build example.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -15,4 +15,5 @@ cc -o "$prefix/hello-pc" "$root/examples/hello.c" $(PKG_CONFIG_PATH=$pcdir pkg-c
 cmake -S "$root/examples" -B "$prefix/ex" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/ex" >/dev/null
 "$prefix/ex/hello"
+"$prefix/ex/parallel_build"
 echo "install: pkg-config and find_package both work"

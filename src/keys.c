@@ -147,11 +147,8 @@ bool bl_contains_hash(const bl_filter *filter, uint64_t hash)
 
 /* ---- Batches ------------------------------------------------------------------------------- */
 
-static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail, uint8_t *res,
-                        void *ctx)
+bl_status bl_add_hashes_uncounted(bl_filter *f, const uint64_t *h, size_t n, size_t avail)
 {
-    (void)res;
-    bl_status *st = ctx;
     switch (f->layout) {
     case BL_LAYOUT_BLOCKED:
         if (f->flags & BL_FLAG_CONCURRENT)
@@ -168,12 +165,8 @@ static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
     case BL_LAYOUT_COUNTING:
         bl_counting_add_hashes(f, h, n, avail);
         break;
-    case BL_LAYOUT_SCALABLE: {
-        bl_status s = bl_scalable_add_hashes(f, h, n, avail);
-        if (s != BL_OK && *st == BL_OK)
-            *st = s;
-        return 0;
-    }
+    case BL_LAYOUT_SCALABLE:
+        return bl_scalable_add_hashes(f, h, n, avail);
     case BL_LAYOUT_CLASSIC: /* classic batches take the classic path (add_keys) */
         for (size_t i = 0; i < n; i++) {
             uint64_t h1, h2;
@@ -182,7 +175,20 @@ static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
         }
         break;
     }
-    bl_count_keys(f, n);
+    return BL_OK;
+}
+
+static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail, uint8_t *res,
+                        void *ctx)
+{
+    (void)res;
+    bl_status *st = ctx;
+    bl_status s = bl_add_hashes_uncounted(f, h, n, avail);
+    if (s != BL_OK && *st == BL_OK)
+        *st = s;
+    /* scalable stages count their own keys */
+    if (f->layout != BL_LAYOUT_SCALABLE)
+        bl_count_keys(f, n);
     return 0;
 }
 
@@ -294,6 +300,37 @@ bl_status bl_add_hash_batch(bl_filter *filter, const uint64_t *hashes, size_t n)
         return st;
     bl_keys k = {BL_KEYS_HASH, NULL, NULL, hashes};
     return add_keys(filter, &k, n);
+}
+
+/* ---- Hashes of many keys ------------------------------------------------------------------ */
+
+bl_status bl_hash_batch(const bl_filter *filter, const void *const *keys, const size_t *lens,
+                        size_t n, uint64_t *out)
+{
+    if (filter == NULL || (n != 0 && (keys == NULL || lens == NULL || out == NULL)))
+        return BL_E_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] == NULL && lens[i] != 0)
+            return BL_E_INVALID;
+    if (n != 0)
+        bl_hash_bytes_batch(filter->hash, filter->seed, keys, lens, 0, n, n, out);
+    return BL_OK;
+}
+
+bl_status bl_hash_u64_batch(const bl_filter *filter, const uint64_t *keys, size_t n,
+                            uint64_t *out)
+{
+    if (filter == NULL || (n != 0 && (keys == NULL || out == NULL)))
+        return BL_E_INVALID;
+    if (filter->hash == BL_HASH_MURMUR3_128) { /* classic: no vector kernel, compatibility only */
+        for (size_t i = 0; i < n; i++)
+            out[i] = bl_hash_u64(filter, keys[i]);
+        return BL_OK;
+    }
+    bl_keys k = {BL_KEYS_U64, NULL, NULL, keys};
+    if (n != 0)
+        bl_hash_keys(filter, &k, 0, n, n, out);
+    return BL_OK;
 }
 
 size_t bl_contains_batch(const bl_filter *filter, const void *const *keys, const size_t *lens,

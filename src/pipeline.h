@@ -36,6 +36,10 @@ void bl_hash_bytes_batch(bl_hash_scheme scheme, uint64_t seed, const void *const
 size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
                    void *ctx);
 
+/* Add n hashes (avail >= n, the rest only prefetched) to any layout, without counting them in
+ * keys_added (keys.c; the callers count: the batch APIs plainly, partitioned adds atomically). */
+bl_status bl_add_hashes_uncounted(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
+
 /* Layout hooks over hashes (counting.c, scalable.c). */
 void bl_counting_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
 size_t bl_counting_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
