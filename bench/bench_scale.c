@@ -52,6 +52,12 @@ static inline uint64_t mulhi(uint64_t a, uint64_t b)
     return (uint64_t)(((u128)a * b) >> 64);
 }
 
+/* Keys in the chunk starting at lo: CHUNK, fewer at the end, 0 past it. */
+static size_t chunk_len(const shared *sh, uint64_t lo)
+{
+    return lo >= sh->total ? 0 : (size_t)(sh->total - lo < CHUNK ? sh->total - lo : CHUNK);
+}
+
 /* Generate keys [lo, lo + c) of the current phase into the worker's arena. */
 static void make_keys(worker *w, uint64_t lo, size_t c)
 {
@@ -77,7 +83,7 @@ static void *build_parts(void *arg)
     for (uint64_t r = 0; r * T * CHUNK < sh->total; r++) {
         const int set = (int)(r & 1);
         const uint64_t lo = (r * T + (uint64_t)w->id) * CHUNK;
-        const size_t c = lo >= sh->total ? 0 : (size_t)(sh->total - lo < CHUNK ? sh->total - lo : CHUNK);
+        const size_t c = chunk_len(sh, lo);
         make_keys(w, lo, c);
         if (bl_hash_batch(sh->f, w->ptr, w->len, c, sh->hashes[set][w->id]) != BL_OK)
             __atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
@@ -101,9 +107,9 @@ static void *run(void *arg)
     uint64_t ph = 0, pc = 0, ah = 0, ac = 0;
     for (;;) {
         uint64_t lo = __atomic_fetch_add(&sh->next, CHUNK, __ATOMIC_RELAXED);
-        if (lo >= sh->total)
+        const size_t c = chunk_len(sh, lo);
+        if (c == 0)
             break;
-        size_t c = (size_t)(sh->total - lo < CHUNK ? sh->total - lo : CHUNK);
         make_keys(w, lo, c);
         if (!sh->probe) {
             if (bl_add_batch(sh->f, w->ptr, w->len, c) != BL_OK)

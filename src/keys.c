@@ -275,11 +275,8 @@ bl_status bl_add_batch(bl_filter *filter, const void *const *keys, const size_t 
     bl_status st = check_add(filter, keys, n);
     if (st != BL_OK)
         return st;
-    if (lens == NULL && n != 0)
+    if (!bl_byte_keys_valid(keys, lens, n))
         return BL_E_INVALID;
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] == NULL && lens[i] != 0)
-            return BL_E_INVALID;
     bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
     return add_keys(filter, &k, n);
 }
@@ -307,13 +304,11 @@ bl_status bl_add_hash_batch(bl_filter *filter, const uint64_t *hashes, size_t n)
 bl_status bl_hash_batch(const bl_filter *filter, const void *const *keys, const size_t *lens,
                         size_t n, uint64_t *out)
 {
-    if (filter == NULL || (n != 0 && (keys == NULL || lens == NULL || out == NULL)))
+    if (filter == NULL || !bl_byte_keys_valid(keys, lens, n) || (n != 0 && out == NULL))
         return BL_E_INVALID;
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] == NULL && lens[i] != 0)
-            return BL_E_INVALID;
+    bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
     if (n != 0)
-        bl_hash_bytes_batch(filter->hash, filter->seed, keys, lens, 0, n, n, out);
+        bl_hash_keys(filter, &k, 0, n, n, out);
     return BL_OK;
 }
 
@@ -322,11 +317,6 @@ bl_status bl_hash_u64_batch(const bl_filter *filter, const uint64_t *keys, size_
 {
     if (filter == NULL || (n != 0 && (keys == NULL || out == NULL)))
         return BL_E_INVALID;
-    if (filter->hash == BL_HASH_MURMUR3_128) { /* classic: no vector kernel, compatibility only */
-        for (size_t i = 0; i < n; i++)
-            out[i] = bl_hash_u64(filter, keys[i]);
-        return BL_OK;
-    }
     bl_keys k = {BL_KEYS_U64, NULL, NULL, keys};
     if (n != 0)
         bl_hash_keys(filter, &k, 0, n, n, out);

@@ -16,10 +16,14 @@ void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t c
         bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, limit, out);
         break;
     case BL_KEYS_U64:
-        if (f->hash == BL_HASH_XXH64)
-            f->kern->hash_u64_xxh64(keys->values + from, count, f->seed, out);
-        else
-            f->kern->hash_u64_xxh3(keys->values + from, count, f->seed, out);
+        switch (f->hash) {
+        case BL_HASH_XXH3: f->kern->hash_u64_xxh3(keys->values + from, count, f->seed, out); break;
+        case BL_HASH_XXH64: f->kern->hash_u64_xxh64(keys->values + from, count, f->seed, out); break;
+        case BL_HASH_MURMUR3_128: /* classic (bl_hash_u64_batch only): no vector kernel */
+            for (size_t i = 0; i < count; i++)
+                out[i] = bl_hash_u64(f, keys->values[from + i]);
+            break;
+        }
         break;
     case BL_KEYS_HASH:
         memcpy(out, keys->values + from, count * sizeof *out);

@@ -20,6 +20,17 @@ typedef struct bl_keys {
 typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                               uint8_t *res, void *ctx);
 
+/* A batch of byte keys is valid when its arrays exist (n > 0) and only empty keys are NULL. */
+static inline bool bl_byte_keys_valid(const void *const *bytes, const size_t *lens, size_t n)
+{
+    if (n != 0 && (bytes == NULL || lens == NULL))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (bytes[i] == NULL && lens[i] != 0)
+            return false;
+    return true;
+}
+
 /* Hash keys [from, from + count) with the filter's scheme into out; keys [from, limit) exist
  * (byte keys prefetch the bytes of keys ahead, up to limit). */
 void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t count, size_t limit,

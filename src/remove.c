@@ -78,11 +78,8 @@ bl_status bl_remove_batch(bl_filter *filter, const void *const *keys, const size
     bl_status st = check_remove(filter);
     if (st != BL_OK)
         return st;
-    if (n != 0 && (keys == NULL || lens == NULL))
+    if (!bl_byte_keys_valid(keys, lens, n))
         return BL_E_INVALID;
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] == NULL && lens[i] != 0)
-            return BL_E_INVALID;
     bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
     return remove_keys(filter, &k, n, absent);
 }

@@ -30,6 +30,16 @@ static bl_filter *make(bl_layout layout, uint64_t n, double bits_per_key, unsign
     return f;
 }
 
+/* n seeded random hashes (free them). */
+static uint64_t *random_hashes(size_t n, uint64_t *seed)
+{
+    uint64_t *h = malloc(n * sizeof *h);
+    assert_non_null(h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = tu_next(seed);
+    return h;
+}
+
 /* The hashes of a build as the routing threads would hold them: several arrays of uneven
  * lengths, one of them empty. */
 enum { SLICES = 3 };
@@ -91,10 +101,7 @@ static void test_parts_build_serial_filter(void **state)
     (void)state;
     uint64_t seed = tu_seed("parts build");
     enum { N = 40000 };
-    uint64_t *h = malloc(N * sizeof *h);
-    assert_non_null(h);
-    for (size_t i = 0; i < N; i++)
-        h[i] = tu_next(&seed);
+    uint64_t *h = random_hashes(N, &seed);
     const slices s = cut(h, N);
     const unsigned part_counts[] = {1, 2, 3, 8};
     const char *kernels[8];
@@ -141,10 +148,7 @@ static void test_part_writes_only_its_lines(void **state)
     (void)state;
     uint64_t seed = tu_seed("part ranges");
     enum { N = 20000, PARTS = 5 };
-    uint64_t *h = malloc(N * sizeof *h);
-    assert_non_null(h);
-    for (size_t i = 0; i < N; i++)
-        h[i] = tu_next(&seed);
+    uint64_t *h = random_hashes(N, &seed);
     for (size_t l = 0; l < BL_ARRAY_LEN(part_layouts); l++) {
         uint64_t assigned = 0;
         for (unsigned p = 0; p < PARTS; p++) {
