@@ -38,6 +38,7 @@ typedef struct query_ctx {
     uint64_t *per_input;  /* -c with several inputs: selected lines of each, as grep -c */
     uint64_t short_lines; /* idem */
     size_t short_first_file;
+    bool unterminated; /* the output so far ends in a line without its newline */
     cli_progress *progress;
 } query_ctx;
 
@@ -98,10 +99,17 @@ static int query_commit(void *ctx, unsigned worker, const cli_chunk *c)
     if (w->lines.short_lines > 0 && x->short_lines == 0)
         x->short_first_file = c->file;
     x->short_lines += w->lines.short_lines;
-    if (!x->count_only && w->out_len > 0 && cli_write_all(STDOUT_FILENO, w->out, w->out_len) != 0) {
+    if (x->count_only || w->out_len == 0)
+        return 0;
+    /* Only the last line of an input can lack its newline. Output after it (a later input's
+     * lines) first ends it, as grep does, or the two would read as one line that was in neither;
+     * the output of the last input stays byte for byte what it read. */
+    if ((x->unterminated && cli_write_all(STDOUT_FILENO, "\n", 1) != 0) ||
+        cli_write_all(STDOUT_FILENO, w->out, w->out_len) != 0) {
         cli_error("write error: %s", strerror(errno));
         return -1;
     }
+    x->unterminated = w->out[w->out_len - 1] != '\n';
     return 0;
 }
 

@@ -115,6 +115,17 @@ printf 'delta\x00echo' | "$B" query -c odd.blf > out
 check "NUL key found from stdin" test "$(cat out)" = 1
 printf 'delta\n' | "$B" query -c odd.blf > out
 check "NUL key is not its prefix" test "$(cat out)" = 0
+# An input whose last line lacks its newline, then another input: the line ends there (as grep
+# ends it), or it would be glued to the next input's first selected line and become a new line.
+printf 'alpha\nbravo' > nonl1.txt
+printf 'charlie\ndelta\n' > nonl2.txt
+printf 'bravo\ncharlie\n' | "$B" build -p 1e-9 -o nonl.blf
+printf 'bravo\ncharlie\n' > want_nonl.txt
+expect_status "unterminated line, then a file" 0 "$B" query nonl.blf nonl1.txt nonl2.txt
+check "unterminated line is not glued to the next input" cmp -s out want_nonl.txt
+expect_status "unterminated line on a stream, then a file" 0 \
+    sh -c "cat nonl1.txt | '$B' query nonl.blf - nonl2.txt"
+check "unterminated stream line is not glued to the next input" cmp -s out want_nonl.txt
 # A line far longer than a chunk.
 { printf 'short\n'; head -c 5000000 /dev/zero | tr '\0' 'x'; printf '\nend\n'; } > long.txt
 "$B" build -p 1e-9 -o long.blf long.txt
