@@ -57,9 +57,13 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
     *regular = true;
     for (size_t f = 0; f < npaths; f++) {
         struct stat st;
-        const int rc = strcmp(paths[f], "-") == 0 ? fstat(0, &st) : stat(paths[f], &st);
-        if (rc == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-            *regular = false; /* a stream can be read only once: it cannot be counted */
+        const bool is_stdin = strcmp(paths[f], "-") == 0;
+        const int rc = is_stdin ? fstat(0, &st) : stat(paths[f], &st);
+        /* A stream can be read only once: it cannot be counted. Standard input from a regular
+         * file of size 0 (procfs) is one too: the reader reads such a file as a stream. */
+        if (rc == 0 && ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+                        (is_stdin && S_ISREG(st.st_mode) && st.st_size == 0))) {
+            *regular = false;
             return 1;
         }
     }

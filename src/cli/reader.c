@@ -84,7 +84,9 @@ static int open_next(cli_reader *r)
             r->open = true;
             r->carry_len = 0;
             r->file = NULL;
-            if (S_ISREG(st.st_mode)) {
+            /* A regular file of size 0 may still have content (procfs, sysfs: the size is
+             * not known until read): it is read to its end as a stream, like an empty file. */
+            if (S_ISREG(st.st_mode) && st.st_size > 0) {
                 /* Standard input redirected from a file may already be partly consumed. */
                 off_t pos = is_stdin ? lseek(fd, 0, SEEK_CUR) : 0;
                 r->file = cli_malloc(sizeof *r->file);

@@ -177,6 +177,21 @@ check "scalable: every key" cmp -s out pos.txt
 expect_error "stdin without -n for sbbf" "give -n N" sh -c "cat pos.txt | '$B' build -l sbbf -o x.blf"
 expect_error "stdin without -n with -b" "need a fixed-size filter" sh -c "cat pos.txt | '$B' build -b 10 -o x.blf"
 
+# Files that stat calls regular but empty while they have content (procfs, sysfs): read to the end.
+if [ -r /proc/version ] && [ "$(stat -c %s /proc/version)" = 0 ]; then
+    cat /proc/version > version.txt
+    "$B" build -p 1e-9 -o version.blf version.txt
+    expect_status "query a procfs file" 0 "$B" query version.blf /proc/version
+    check "procfs file: its line selected" cmp -s out version.txt
+    expect_status "query a procfs file on stdin" 0 "$B" query -c version.blf < /proc/version
+    check "procfs file on stdin: its line counted" test "$(cat out)" = 1
+    expect_status "build from a procfs file" 0 "$B" build -p 1e-9 -o procfs.blf /proc/version
+    expect_status "procfs build has the key" 0 "$B" query -c procfs.blf version.txt
+    check "procfs build: key found" test "$(cat out)" = 1
+    expect_status "build from a procfs file on stdin" 0 "$B" build -o procfs_in.blf < /proc/version
+    expect_status "procfs stdin build has the key" 0 "$B" query -c procfs_in.blf version.txt
+fi
+
 # ---- threads: the same filter and output whatever the count -------------------------------------
 gen_keys 120000 big > big.txt # ~5 MB: several chunks
 for l in blocked sbbf classic counting; do
