@@ -200,6 +200,20 @@ int cli_cmd_build(int argc, char **argv)
                   (unsigned long long)keys, bl_strerror(st));
         return CLI_EXIT_ERROR;
     }
+    /* A size so small that the designed rate is 1 (e.g. -b 0.01) makes a filter the file format
+     * refuses: it would fail only at the save, after reading all the input, as "invalid
+     * argument". Say why now. */
+    bl_info info;
+    if (bl_get_info(f, &info) == BL_OK && !(info.design_fpp < 1.0)) {
+        if (o.bpk_set)
+            cli_usage_error("-b %g: too few bits per key for %llu keys: the filter would answer "
+                            "yes to every key", o.bpk, (unsigned long long)keys);
+        else
+            cli_usage_error("-k %u: at this size (%llu keys) the filter would answer yes to every "
+                            "key", info.k, (unsigned long long)keys);
+        bl_free(f);
+        return CLI_EXIT_ERROR;
+    }
     cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)

@@ -386,6 +386,8 @@ expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
 expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
 expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
 expect_error "query without filter" "missing FILTER" "$B" query
+# Sizes the file format refuses are refused before any input is read, with the reason.
+expect_error "-b too small" "too few bits per key" "$B" build -b 0.01 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
 
 # ---- atomic writes -------------------------------------------------------------------------------------
