@@ -2,8 +2,11 @@
 /* bloomline: command dispatch and the help texts. */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char overview[] =
     "usage: bloomline COMMAND [OPTIONS] [ARGS]\n"
@@ -151,8 +154,24 @@ int cli_print_help(const char *cmd)
     return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }
 
+/* A closed standard descriptor would be the next one open() returns: an input opened as 0 was
+ * taken for standard input ('-' then read it again), a file opened as 1 or 2 would receive
+ * output. Hold each closed one with /dev/null, opened so that reading 0 or writing 1 and 2
+ * still fails with EBADF, as on the closed descriptor. */
+static void hold_closed_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        const int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (got >= 0 && got != fd)
+            close(got); /* not the lowest free descriptor: cannot happen, lower ones are open */
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_closed_std_fds();
     if (argc < 2) {
         fputs(overview, stderr);
         return CLI_EXIT_ERROR;

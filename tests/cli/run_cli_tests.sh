@@ -389,6 +389,11 @@ expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
 expect_error "-b too small" "too few bits per key" "$B" build -b 0.01 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
+# Standard input closed: '-' is an error, never another input opened in its place (descriptor 0).
+expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build -o x.blf part1.txt -"
+check "stdin closed: no filter" test ! -e x.blf
+expect_error "stdin closed, query" "standard input" sh -c "exec <&-; '$B' query -c f.blf pos.txt -"
+check "stdin closed, query: the named input counted once" test "$(head -1 out)" = pos.txt:20000
 
 # ---- atomic writes -------------------------------------------------------------------------------------
 cp f.blf keep.blf
