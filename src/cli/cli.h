@@ -26,6 +26,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A library error about a file: "bloomline CMD: FILE: what: reason". */
 void cli_status_error(const char *file, const char *what, bl_status st);
+/* Flush standard output: CLI_EXIT_OK, or CLI_EXIT_ERROR with "write error" reported. */
+int cli_flush_stdout(void);
 void *cli_malloc(size_t n);
 void *cli_realloc(void *p, size_t n);
 /* Read a whole file ("-" = stdin) into a malloc'd buffer. */

@@ -152,5 +152,5 @@ int cli_cmd_info(int argc, char **argv)
     else
         print_text(path, version, &in, bl_kernel_name(), f);
     bl_free(f);
-    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+    return cli_flush_stdout();
 }

@@ -151,7 +151,7 @@ int cli_print_help(const char *cmd)
 {
     const char *t = cli_help_text(cmd);
     fputs(t ? t : overview, stdout);
-    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+    return cli_flush_stdout();
 }
 
 /* A closed standard descriptor would be the next one open() returns: an input opened as 0 was
@@ -179,17 +179,17 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(overview, stdout);
-        return CLI_EXIT_OK;
+        return cli_flush_stdout();
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         const char *k = bl_kernel_name();
         printf("bloomline %s (kernel here: %s)\n", BLOOMLINE_VERSION_STRING, k ? k : "none");
-        return CLI_EXIT_OK;
+        return cli_flush_stdout();
     }
     if (strcmp(cmd, "help") == 0) {
         if (argc == 2) {
             fputs(overview, stdout);
-            return CLI_EXIT_OK;
+            return cli_flush_stdout();
         }
         if (cli_help_text(argv[2]) == NULL) {
             cli_error("no such command '%s' (see 'bloomline --help')", argv[2]);

@@ -50,6 +50,18 @@ void cli_status_error(const char *file, const char *what, bl_status st)
         cli_error("%s: %s: %s", file, what, bl_strerror(st));
 }
 
+int cli_flush_stdout(void)
+{
+    /* What printf buffered is written only now: a failure here (a full disk, a closed pipe with
+     * SIGPIPE ignored) is the command's failure, and says so. */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("write error: %s", errno ? strerror(errno) : "unknown error");
+        return CLI_EXIT_ERROR;
+    }
+    return CLI_EXIT_OK;
+}
+
 void *cli_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -394,6 +394,16 @@ expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build 
 check "stdin closed: no filter" test ! -e x.blf
 expect_error "stdin closed, query" "standard input" sh -c "exec <&-; '$B' query -c f.blf pos.txt -"
 check "stdin closed, query: the named input counted once" test "$(head -1 out)" = pos.txt:20000
+# Standard output that cannot be written: a message and status 2, whatever the command.
+if [ -w /dev/full ]; then
+    for args in "--help" "--version" "help" "help build" "build --help" "info f.blf" \
+        "info --json f.blf"; do
+        # shellcheck disable=SC2086
+        "$B" $args > /dev/full 2> err; st=$?
+        check "$args > /dev/full: status 2 (got $st)" test "$st" -eq 2
+        check "$args > /dev/full: message" grep -q "write error" err
+    done
+fi
 
 # ---- atomic writes -------------------------------------------------------------------------------------
 cp f.blf keep.blf
