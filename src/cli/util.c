@@ -157,7 +157,11 @@ int cli_write_file_atomic(const char *path, const void *data, size_t len)
     }
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || cli_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+    /* Replacing a file keeps its permissions (as bl_save does): a private file stays private. */
+    struct stat old;
+    const mode_t mode = stat(path, &old) == 0 && S_ISREG(old.st_mode) ? old.st_mode & 07777
+                                                                     : 0666 & ~mask;
+    if (fchmod(fd, mode) != 0 || cli_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
         cli_error("%s: write error: %s", path, strerror(errno));
         close(fd);
         unlink(tmp);

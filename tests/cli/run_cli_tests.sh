@@ -327,6 +327,13 @@ expect_status "query guava round trip" 0 "$B" query clg.blf pos.txt
 check "guava round trip: every key" cmp -s out pos.txt
 "$B" query -c cl.blf neg.txt > a; "$B" query -c clg.blf neg.txt > b
 check "guava round trip: same answers on negatives" cmp -s a b
+# Replacing a file keeps its permissions, as the filter saves do: a private file stays private.
+chmod 600 cl.guava
+expect_status "export over a private file" 0 "$B" export cl.blf --format guava -o cl.guava
+check "export keeps the replaced file's mode" test "$(stat -c %a cl.guava)" = 600
+cp f.blf private.blf && chmod 600 private.blf
+expect_status "add to a private filter" 0 "$B" add private.blf part1.txt
+check "add keeps the filter's mode" test "$(stat -c %a private.blf)" = 600
 expect_status "export to stdout" 0 "$B" export cl.blf --format guava -o -
 check "export to stdout: same bytes" cmp -s out cl.guava
 expect_error "export blocked as parquet" "sbbf" "$B" export f.blf --format parquet -o x.bin
