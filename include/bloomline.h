@@ -104,7 +104,9 @@ BL_API void bl_params_init(bl_params *params);
 
 typedef struct bl_filter bl_filter;
 
-/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key). */
+/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key).
+ * BL_E_INVALID also when bits_per_key (or a forced k) is so small that the layout's model rate
+ * at expected_keys is 1: such a filter would answer yes to every key. */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
 
 /* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:

@@ -172,12 +172,17 @@ bl_status bl_create(bl_filter **out, const bl_params *params)
             return BL_E_BAD_K;
         k = params->k;
     }
+    /* A size (or forced k) so small that the model's rate at n keys is 1 would answer yes to
+     * every key: refused, as the file format refuses such a design. */
+    const double model_fpp = bl_expected_fpp(params->layout, bits, k, params->expected_keys);
+    if (!(model_fpp < 1.0))
+        return BL_E_INVALID;
     const uint64_t block_bits = bl_layout_block_bytes(params->layout) * 8;
     st = bl_filter_new(out, params->layout, bits / block_bits, k, params->seed, params->flags, kern);
     if (st != BL_OK)
         return st;
     (*out)->design_keys = params->expected_keys;
-    (*out)->design_fpp = bl_expected_fpp(params->layout, bits, k, params->expected_keys);
+    (*out)->design_fpp = model_fpp;
     if (!(params->bits_per_key > 0) && params->k == 0)
         (*out)->design_fpp = params->fpp;
     return BL_OK;

@@ -339,6 +339,18 @@ static void test_invalid_parameters(void **state)
     p.k = 4;
     assert_int_equal(bl_create(&f, &p), BL_E_BAD_K);
     p.k = 0;
+    p.layout = BL_LAYOUT_BLOCKED;
+    p.expected_keys = 20000; /* a rate of 1: 200 bits for 20000 keys, or k = 16 at p = 0.99 */
+    p.bits_per_key = 0.01;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.bits_per_key = 0;
+    p.fpp = 0.99;
+    p.k = 16;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    assert_null(f);
+    p.expected_keys = 100;
+    p.fpp = 0.01;
+    p.k = 0;
     p.layout = (bl_layout)99;
     assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
     p.layout = BL_LAYOUT_BLOCKED;

@@ -195,23 +195,19 @@ int cli_cmd_build(int argc, char **argv)
     }
     bl_filter *f = NULL;
     bl_status st = create(&o, keys, layout, &f);
-    if (st != BL_OK) {
-        cli_error("cannot create a %s filter for %llu keys: %s", bl_layout_name(layout),
-                  (unsigned long long)keys, bl_strerror(st));
-        return CLI_EXIT_ERROR;
-    }
-    /* A size so small that the designed rate is 1 (e.g. -b 0.01) makes a filter the file format
-     * refuses: it would fail only at the save, after reading all the input, as "invalid
-     * argument". Say why now. */
-    bl_info info;
-    if (bl_get_info(f, &info) == BL_OK && !(info.design_fpp < 1.0)) {
+    if (st == BL_E_INVALID && o.bits == 0 && (o.bpk_set || o.k)) {
+        /* The library refuses a design whose rate at n keys is 1 (-b or -k too small). */
         if (o.bpk_set)
             cli_usage_error("-b %g: too few bits per key for %llu keys: the filter would answer "
                             "yes to every key", o.bpk, (unsigned long long)keys);
         else
             cli_usage_error("-k %u: at this size (%llu keys) the filter would answer yes to every "
-                            "key", info.k, (unsigned long long)keys);
-        bl_free(f);
+                            "key", o.k, (unsigned long long)keys);
+        return CLI_EXIT_ERROR;
+    }
+    if (st != BL_OK) {
+        cli_error("cannot create a %s filter for %llu keys: %s", bl_layout_name(layout),
+                  (unsigned long long)keys, bl_strerror(st));
         return CLI_EXIT_ERROR;
     }
     cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,23 +63,29 @@ int cli_flush_stdout(void)
     return CLI_EXIT_OK;
 }
 
+/* Workers allocate too, and two threads calling exit() at once is undefined behaviour: the
+ * first one through holds the lock for good while exit() ends the process. */
+static _Noreturn void out_of_memory(size_t n)
+{
+    static pthread_mutex_t exiting = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&exiting);
+    cli_error("out of memory (%zu bytes)", n);
+    exit(CLI_EXIT_ERROR);
+}
+
 void *cli_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        cli_error("out of memory (%zu bytes)", n);
-        exit(CLI_EXIT_ERROR);
-    }
+    if (p == NULL)
+        out_of_memory(n);
     return p;
 }
 
 void *cli_realloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (q == NULL) {
-        cli_error("out of memory (%zu bytes)", n);
-        exit(CLI_EXIT_ERROR);
-    }
+    if (q == NULL)
+        out_of_memory(n);
     return q;
 }
 

@@ -395,6 +395,7 @@ expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
 expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
 expect_error "-b too small" "too few bits per key" "$B" build -b 0.01 -o x.blf pos.txt
+expect_error "-k too large for -p" "answer yes to every key" "$B" build -p 0.99 -k 16 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
 # Standard input closed: '-' is an error, never another input opened in its place (descriptor 0).
 expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build -o x.blf part1.txt -"
