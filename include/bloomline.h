@@ -272,7 +272,8 @@ BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 BL_API bl_status bl_load(bl_filter **out, const char *path);
 /* Map read-only (zero copy, shared page cache). Verifies the header only; see bl_verify. */
 BL_API bl_status bl_map(bl_filter **out, const char *path);
-/* Verify the payload checksum (for mapped filters; O(size)). */
+/* Verify the payload checksum (for mapped filters; O(size)). BL_E_MISMATCH if the mapped file
+ * was rewritten in place with another filter (geometry, k or seed no longer the mapped one's). */
 BL_API bl_status bl_verify(const bl_filter *filter);
 
 /* Serialize into a caller buffer in the file format. bl_serialized_size gives the bytes needed. */

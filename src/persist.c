@@ -465,6 +465,28 @@ bl_status bl_map(bl_filter **out, const char *path)
     return BL_OK;
 }
 
+/* Whether a validated object at base is still the one filter was built from at map time. The
+ * mapping is shared with the file: rewritten in place with another filter, its checksums hold
+ * for the new bytes, but filter still probes with the old geometry, k and seed (and its stages
+ * point at the old offsets), which would give false negatives. Counts may differ: they do not
+ * change answers. */
+static bool same_mapped_identity(const bl_filter *filter, const bl_format_header *h,
+                                 const uint8_t *base)
+{
+    const size_t nstages = filter->layout == BL_LAYOUT_SCALABLE ? filter->nstages : 1;
+    if (h->layout != filter->layout || h->seed != filter->seed || h->nstages != nstages)
+        return false;
+    for (uint32_t i = 0; i < h->nstages; i++) {
+        bl_format_stage s;
+        bl_format_stage_at(base + BL_FORMAT_HEADER_BYTES, i, &s);
+        const bl_filter *sf = bl_format_stage_filter(filter, i);
+        if (sf->data != base + s.offset || sf->nblocks != s.nblocks || sf->k != s.k ||
+            sf->seed != s.seed)
+            return false;
+    }
+    return true;
+}
+
 bl_status bl_verify(const bl_filter *filter)
 {
     if (filter == NULL)
@@ -477,6 +499,8 @@ bl_status bl_verify(const bl_filter *filter)
     bl_status st = decode_all(base, filter->map_len, &h);
     if (st != BL_OK)
         return st;
+    if (!same_mapped_identity(filter, &h, base))
+        return BL_E_MISMATCH;
     (void)madvise(filter->map_base, filter->map_len, MADV_SEQUENTIAL);
     st = verify_payloads(&h, base);
     (void)madvise(filter->map_base, filter->map_len, MADV_RANDOM);

@@ -253,6 +253,58 @@ static void test_corrupt_files(void **state)
     bl_free(f);
 }
 
+/* Overwrite a file in place (no truncation, so a mapping of it stays valid) with another's bytes. */
+static void overwrite_in_place(const char *path, const char *from)
+{
+    size_t len = 0;
+    uint8_t *bytes = ft_read_file(from, &len);
+    assert_non_null(bytes);
+    int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, bytes, len, 0), (ssize_t)len);
+    close(fd);
+    free(bytes);
+}
+
+/* A mapped file rewritten in place with another filter of the same size: every checksum holds,
+ * but the mapped object still probes with the old seed, so bl_verify must not call it sound. */
+static void test_verify_file_rewritten_under_mapping(void **state)
+{
+    (void)state;
+    char path[512], other[512];
+    path_in(path, sizeof path, "rewritten.blf");
+    path_in(other, sizeof other, "rewriter.blf");
+    bl_filter *a = NULL, *b = NULL, *m = NULL;
+    assert_int_equal(bl_create_geometry(&a, BL_LAYOUT_BLOCKED, 64 * 512, 7, 1, 0, NULL), BL_OK);
+    assert_int_equal(bl_create_geometry(&b, BL_LAYOUT_BLOCKED, 64 * 512, 7, 2, 0, NULL), BL_OK);
+    for (uint64_t i = 0; i < 200; i++) {
+        assert_int_equal(ft_add_key(a, 21, i), BL_OK);
+        assert_int_equal(ft_add_key(b, 22, i), BL_OK);
+    }
+    assert_int_equal(bl_save(a, path), BL_OK);
+    assert_int_equal(bl_map(&m, path), BL_OK);
+    assert_int_equal(bl_verify(m), BL_OK);
+
+    /* Same identity, more keys (a later save of the same filter): still sound, and seen. */
+    assert_int_equal(ft_add_key(a, 21, 200), BL_OK);
+    assert_int_equal(bl_save(a, other), BL_OK);
+    overwrite_in_place(path, other);
+    assert_int_equal(bl_verify(m), BL_OK);
+    assert_true(ft_has_key(m, 21, 200));
+
+    /* Another seed: the mapped object misses b's keys, so the mapping no longer matches it. */
+    assert_int_equal(bl_save(b, other), BL_OK);
+    overwrite_in_place(path, other);
+    uint64_t missed = 0;
+    for (uint64_t i = 0; i < 200; i++)
+        missed += !ft_has_key(m, 22, i);
+    assert_true(missed > 0);
+    assert_int_equal(bl_verify(m), BL_E_MISMATCH);
+    bl_free(m);
+    bl_free(a);
+    bl_free(b);
+}
+
 /* ---- Failed saves ------------------------------------------------------------------------------- */
 
 static void expect_save_fails(const bl_filter *f, const char *path, int want_errno)
@@ -482,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_save_load_map_every_layout),
         cmocka_unit_test(test_save_replaces_and_keeps_mode),
         cmocka_unit_test(test_corrupt_files),
+        cmocka_unit_test(test_verify_file_rewritten_under_mapping),
         cmocka_unit_test(test_save_errors),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_kill_during_save),
