@@ -44,6 +44,35 @@ static bl_status decode_all(const uint8_t *buf, size_t len, bl_format_header *h)
     return st;
 }
 
+/* The same for a new file mapping of len >= BL_FORMAT_HEADER_BYTES bytes at base, from private
+ * copies of the header and table (*table, to free on success). The mapping is shared with the
+ * file, which another process may write at any moment: fields read from it twice could pass the
+ * checks at the first read and be used unchecked at the second (a payload offset past the end of
+ * the mapping). */
+static bl_status decode_mapped(const uint8_t *base, size_t len, bl_format_header *h,
+                               uint8_t **table)
+{
+    *table = NULL;
+    uint8_t hdr[BL_FORMAT_HEADER_BYTES];
+    memcpy(hdr, base, sizeof hdr);
+    bl_status st = bl_format_decode_header(hdr, sizeof hdr, len, h);
+    if (st != BL_OK)
+        return st;
+    /* Bounded by len, which the header decoder checked the table against. */
+    const size_t table_len = (size_t)(bl_format_prefix_bytes(h->nstages) - BL_FORMAT_HEADER_BYTES);
+    uint8_t *copy = malloc(table_len ? table_len : 1);
+    if (copy == NULL)
+        return BL_E_NOMEM;
+    memcpy(copy, base + BL_FORMAT_HEADER_BYTES, table_len);
+    st = bl_format_decode_table(h, copy, len);
+    if (st != BL_OK) {
+        free(copy);
+        return st;
+    }
+    *table = copy;
+    return BL_OK;
+}
+
 /* ---- Memory buffers ------------------------------------------------------------------------- */
 
 bl_status bl_serialized_size(const bl_filter *filter, size_t *size)
@@ -448,10 +477,12 @@ bl_status bl_map(bl_filter **out, const char *path)
         return BL_E_IO;
     }
     bl_format_header h;
-    st = decode_all(map, (size_t)total, &h);
-    if (st == BL_OK)
-        st = bl_format_build(&h, (const uint8_t *)map + BL_FORMAT_HEADER_BYTES, map,
-                             (size_t)total, out);
+    uint8_t *table;
+    st = decode_mapped(map, (size_t)total, &h, &table);
+    if (st == BL_OK) {
+        st = bl_format_build(&h, table, map, (size_t)total, out);
+        free(table);
+    }
     if (st != BL_OK) {
         munmap(map, (size_t)total);
         return st;
@@ -465,28 +496,6 @@ bl_status bl_map(bl_filter **out, const char *path)
     return BL_OK;
 }
 
-/* Whether a validated object at base is still the one filter was built from at map time. The
- * mapping is shared with the file: rewritten in place with another filter, its checksums hold
- * for the new bytes, but filter still probes with the old geometry, k and seed (and its stages
- * point at the old offsets), which would give false negatives. Counts may differ: they do not
- * change answers. */
-static bool same_mapped_identity(const bl_filter *filter, const bl_format_header *h,
-                                 const uint8_t *base)
-{
-    const size_t nstages = filter->layout == BL_LAYOUT_SCALABLE ? filter->nstages : 1;
-    if (h->layout != filter->layout || h->seed != filter->seed || h->nstages != nstages)
-        return false;
-    for (uint32_t i = 0; i < h->nstages; i++) {
-        bl_format_stage s;
-        bl_format_stage_at(base + BL_FORMAT_HEADER_BYTES, i, &s);
-        const bl_filter *sf = bl_format_stage_filter(filter, i);
-        if (sf->data != base + s.offset || sf->nblocks != s.nblocks || sf->k != s.k ||
-            sf->seed != s.seed)
-            return false;
-    }
-    return true;
-}
-
 bl_status bl_verify(const bl_filter *filter)
 {
     if (filter == NULL)
@@ -495,14 +504,38 @@ bl_status bl_verify(const bl_filter *filter)
     if (filter->storage != BL_STORAGE_FILE_MAP || filter->map_base == NULL)
         return BL_OK;
     const uint8_t *base = filter->map_base;
+    const size_t len = filter->map_len;
+    /* The file may be written while we read it (the mapping is shared): every field is read once
+     * into a local copy, and offsets and sizes are used only once they equal the object's own,
+     * which were validated when it was mapped. */
+    uint8_t hdr[BL_FORMAT_HEADER_BYTES];
+    memcpy(hdr, base, sizeof hdr);
     bl_format_header h;
-    bl_status st = decode_all(base, filter->map_len, &h);
+    bl_status st = bl_format_decode_header(hdr, sizeof hdr, len, &h);
+    if (st == BL_OK)
+        st = bl_format_decode_table(&h, base + BL_FORMAT_HEADER_BYTES, len);
     if (st != BL_OK)
         return st;
-    if (!same_mapped_identity(filter, &h, base))
+    /* Rewritten in place with another filter, the file's checksums hold for its new bytes, but
+     * the object still probes with the old geometry, k and seed (its stages at the old offsets),
+     * which would give false negatives. Counts may differ: they do not change answers. */
+    const size_t nstages = filter->layout == BL_LAYOUT_SCALABLE ? filter->nstages : 1;
+    if (h.layout != filter->layout || h.seed != filter->seed || h.nstages != nstages)
         return BL_E_MISMATCH;
-    (void)madvise(filter->map_base, filter->map_len, MADV_SEQUENTIAL);
-    st = verify_payloads(&h, base);
-    (void)madvise(filter->map_base, filter->map_len, MADV_RANDOM);
+    (void)madvise(filter->map_base, len, MADV_SEQUENTIAL);
+    uint64_t end = bl_format_prefix_bytes(h.nstages);
+    for (uint32_t i = 0; st == BL_OK && i < h.nstages; i++) {
+        bl_format_stage s;
+        bl_format_stage_at(base + BL_FORMAT_HEADER_BYTES, i, &s);
+        const bl_filter *sf = bl_format_stage_filter(filter, i);
+        if ((uintptr_t)sf->data - (uintptr_t)base != s.offset || sf->nbytes != s.size ||
+            sf->nblocks != s.nblocks || sf->k != s.k || sf->seed != s.seed || s.offset < end)
+            st = BL_E_MISMATCH;
+        else if (!is_zero(base + end, (size_t)(s.offset - end)) ||
+                 bl_format_checksum(base + s.offset, (size_t)s.size) != s.checksum)
+            st = BL_E_PAYLOAD_CHECKSUM;
+        end = s.offset + s.size;
+    }
+    (void)madvise(filter->map_base, len, MADV_RANDOM);
     return st;
 }

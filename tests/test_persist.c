@@ -8,9 +8,11 @@
 #include <ftw.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -253,7 +255,7 @@ static void test_corrupt_files(void **state)
     bl_free(f);
 }
 
-/* Overwrite a file in place (no truncation, so a mapping of it stays valid) with another's bytes. */
+/* Overwrite a file in place with another's bytes (no truncation: a mapping of it stays valid). */
 static void overwrite_in_place(const char *path, const char *from)
 {
     size_t len = 0;
@@ -482,6 +484,83 @@ static void test_kill_during_save(void **state)
     free(res);
 }
 
+/* ---- Files written under a mapping ------------------------------------------------------------ */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Another process rewrites a mapped file's stage offset, valid and absurd in turn, as fast as it
+ * can. bl_map and bl_verify read the table out of the shared mapping: what they validated must
+ * be what they use, so a map that succeeds has its payload inside the mapping and bl_verify
+ * never reads outside it. */
+static void test_map_while_file_written(void **state)
+{
+    (void)state;
+    if (kernel_rerun())
+        skip();
+    char path[512];
+    path_in(path, sizeof path, "racing.blf");
+    bl_filter *f = ft_make_filled(BL_LAYOUT_BLOCKED, 23, 100, false);
+    assert_int_equal(bl_save(f, path), BL_OK);
+    const off_t field = BL_FORMAT_HEADER_BYTES + BL_FS_OFFSET;
+    uint8_t good[8], bad[8];
+    const uint64_t absurd = UINT64_C(1) << 40; /* little-endian target, as the format */
+    memcpy(bad, &absurd, 8);
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(pread(fd, good, 8, field), 8);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* Never outlive a parent that crashed. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+            _exit(1);
+        for (;;)
+            if (pwrite(fd, bad, 8, field) != 8 || pwrite(fd, good, 8, field) != 8)
+                _exit(1);
+    }
+    close(fd);
+    size_t mapped = 0, outside = 0, tries = 0;
+    const double t0 = now_seconds();
+    for (unsigned i = 0; i < 100000 && outside == 0 && now_seconds() - t0 < 3.0; i++) {
+        bl_filter *m = NULL;
+        tries++;
+        if (bl_map(&m, path) != BL_OK)
+            continue;
+        mapped++;
+        const uintptr_t lo = (uintptr_t)m->map_base, at = (uintptr_t)m->data;
+        if (at < lo || at - lo > m->map_len || m->nbytes > m->map_len - (at - lo))
+            outside++;
+        else
+            (void)bl_verify(m);
+        bl_free(m);
+    }
+    /* One mapping verified again and again while the file changes: an error or BL_OK, never a
+     * read outside the mapping (ASan, or a fault, would stop the test). */
+    bl_filter *m = NULL;
+    for (unsigned i = 0; i < 1000000 && m == NULL; i++)
+        (void)bl_map(&m, path);
+    size_t verified = 0;
+    for (unsigned i = 0; m != NULL && i < 20000 && now_seconds() - t0 < 6.0; i++)
+        verified += bl_verify(m) == BL_OK;
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    printf("# %zu verifications passed\n", verified);
+    assert_non_null(m);
+    bl_free(m);
+    printf("# %zu maps, %zu successful, %zu with the payload outside the mapping\n", tries, mapped,
+           outside);
+    assert_int_equal(outside, 0);
+    assert_true(mapped > 0);
+    bl_free(f);
+}
+
 /* ---- More than 2^32 bits ----------------------------------------------------------------------- */
 
 static void test_over_2_32_bits(void **state)
@@ -538,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_save_errors),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_kill_during_save),
+        cmocka_unit_test(test_map_while_file_written),
         cmocka_unit_test(test_over_2_32_bits),
     };
     if (getenv("BLOOMLINE_TEST_FILTER") != NULL) /* run one test: name pattern */
