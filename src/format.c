@@ -301,9 +301,12 @@ static bl_status check_stage(const bl_format_header *h, const uint8_t *r, const 
         return BL_E_BAD_GEOMETRY;
     if (!fpp_valid(s->design_fpp))
         return BL_E_BAD_GEOMETRY;
+    /* Every stage of a chain is probed with the chain's hash, so its seed must be the chain's. */
+    if (s->seed != h->seed)
+        return BL_E_BAD_GEOMETRY;
     /* A single filter's record repeats the header's identity and counts. */
     if (h->layout != BL_LAYOUT_SCALABLE &&
-        (s->seed != h->seed || s->keys_added != h->keys_added ||
+        (s->keys_added != h->keys_added ||
          s->design_keys != h->design_keys || memcmp(&s->design_fpp, &h->design_fpp, 8) != 0))
         return BL_E_BAD_GEOMETRY;
     /* Payloads sit at canonical, page-aligned offsets, inside the declared file size. */

@@ -411,6 +411,7 @@ static void edit_layouts(uint8_t *b, size_t len, int which)
     case 10: put64(stage_rec(b, 1) + BL_FS_OFFSET, get64(stage_rec(b, 1) + BL_FS_OFFSET) - 64); break;
     case 11: put32(b + BL_FH_NSTAGES, get32(b + BL_FH_NSTAGES) - 1); break;
     case 12: put32(b + BL_FH_HASH, BL_HASH_MURMUR3_128); break;
+    case 13: put64(stage_rec(b, 1) + BL_FS_SEED, get64(b + BL_FH_SEED) + 1); break;
     default: break;
     }
 }
@@ -429,7 +430,8 @@ static void test_crafted_layout_limits(void **state)
         {BL_LAYOUT_SCALABLE, 6, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 7, BL_E_BAD_K},
         {BL_LAYOUT_SCALABLE, 8, BL_E_BAD_K},      {BL_LAYOUT_SCALABLE, 9, BL_E_BAD_K},
         {BL_LAYOUT_SCALABLE, 10, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 11, BL_E_BAD_VERSION},
-        {BL_LAYOUT_SCALABLE, 12, BL_E_BAD_LAYOUT},  {BL_LAYOUT_SCALABLE, -1, BL_OK},
+        {BL_LAYOUT_SCALABLE, 12, BL_E_BAD_LAYOUT},  {BL_LAYOUT_SCALABLE, 13, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, -1, BL_OK},
         {BL_LAYOUT_COUNTING, 2, BL_E_BAD_K},
     };
     for (size_t i = 0; i < BL_ARRAY_LEN(cases); i++) {
