@@ -150,7 +150,7 @@ double bl_model_line_fpp(unsigned slots, unsigned k, double lambda);
 /* log of the probability that one key leaves a given slot of its line clear. */
 double bl_model_line_clear_log(unsigned slots, unsigned k);
 double bl_model_sbbf_fpp(double lambda);
-double bl_model_classic_fpp(uint64_t m, unsigned k, double n);
+double bl_model_classic_fpp(double m, unsigned k, double n);
 
 /* ---- Hash stage (hash.c) ----------------------------------------------------------------------- */
 

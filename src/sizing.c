@@ -159,35 +159,39 @@ double bl_model_sbbf_fpp(double lambda)
     return sum > 1 ? 1 : sum;
 }
 
-double bl_model_classic_fpp(uint64_t m, unsigned k, double n)
+double bl_model_classic_fpp(double m, unsigned k, double n)
 {
-    if (m == 0 || k == 0)
+    if (!(m >= 1) || k == 0)
         return 1.0;
     if (n <= 0)
         return 0;
-    double fill = -expm1((double)k * n * log1p(-1.0 / (double)m));
+    double fill = -expm1((double)k * n * log1p(-1.0 / m));
     return pow(fill, k);
+}
+
+/* Whole blocks of block_bits covering `bits`, rounded up without the wrap of (bits + b - 1) / b,
+ * which took sizes within a block of 2^64 to 0 blocks and so rated such a filter, empty, at 1. */
+static uint64_t blocks_for(uint64_t bits, uint64_t block_bits)
+{
+    return bits / block_bits + (bits % block_bits != 0);
 }
 
 double bl_expected_fpp(bl_layout layout, uint64_t bits, unsigned k, uint64_t n)
 {
-    if (bits == 0)
+    /* A k the layout cannot have (sbbf's model has no k, so it would rate any) is an impossible
+     * geometry, rated 1 like one of 0 bits. */
+    if (bits == 0 || !bl_layout_k_valid(layout, k))
         return 1.0;
     switch (layout) {
-    case BL_LAYOUT_BLOCKED: {
-        uint64_t lines = (bits + BL_LINE_BITS - 1) / BL_LINE_BITS;
-        return bl_model_line_fpp(BL_LINE_BITS, k, (double)n / (double)lines);
-    }
-    case BL_LAYOUT_COUNTING: {
-        uint64_t lines = (bits + BL_LINE_BITS - 1) / BL_LINE_BITS;
-        return bl_model_line_fpp(BL_COUNTING_SLOTS, k, (double)n / (double)lines);
-    }
-    case BL_LAYOUT_SBBF: {
-        uint64_t blocks = (bits + 255) / 256;
-        return bl_model_sbbf_fpp((double)n / (double)blocks);
-    }
-    case BL_LAYOUT_CLASSIC:
-        return bl_model_classic_fpp((bits + 63) / 64 * 64, k, (double)n);
+    case BL_LAYOUT_BLOCKED:
+        return bl_model_line_fpp(BL_LINE_BITS, k, (double)n / (double)blocks_for(bits, BL_LINE_BITS));
+    case BL_LAYOUT_COUNTING:
+        return bl_model_line_fpp(BL_COUNTING_SLOTS, k,
+                                 (double)n / (double)blocks_for(bits, BL_LINE_BITS));
+    case BL_LAYOUT_SBBF:
+        return bl_model_sbbf_fpp((double)n / (double)blocks_for(bits, 256));
+    case BL_LAYOUT_CLASSIC: /* m = whole 64-bit words, as a double: 2^64 itself does not wrap */
+        return bl_model_classic_fpp((double)blocks_for(bits, 64) * 64, k, (double)n);
     case BL_LAYOUT_SCALABLE:
         break;
     }

@@ -148,6 +148,30 @@ static void test_line_model(void **state)
     }
 }
 
+/* The model at the top of the 64-bit range: rounding bits up to whole blocks must not wrap (it
+ * turned 2^64 - 1 bits into 0 blocks, so an empty filter of that size was rated 1), and a k the
+ * layout cannot have gets the rate of an impossible geometry, 1, in every layout. */
+static void test_expected_fpp_extremes(void **state)
+{
+    (void)state;
+    const bl_layout all[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_COUNTING, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
+    for (size_t i = 0; i < BL_ARRAY_LEN(all); i++) {
+        const unsigned k = all[i] == BL_LAYOUT_SBBF ? 8 : 7;
+        for (uint64_t off = 0; off < 1024; off = off * 2 + 1) {
+            const uint64_t bits = UINT64_MAX - off;
+            assert_true(bl_expected_fpp(all[i], bits, k, 0) == 0);
+            const double r = bl_expected_fpp(all[i], bits, k, 1000);
+            assert_true(r >= 0 && r < 1e-20);
+            /* more bits never raise the rate */
+            assert_true(r <= bl_expected_fpp(all[i], UINT64_C(1) << 40, k, 1000));
+        }
+        assert_true(bl_expected_fpp(all[i], 1 << 20, 0, 10) == 1.0);
+    }
+    assert_true(bl_expected_fpp(BL_LAYOUT_SBBF, 1 << 20, 7, 10) == 1.0);
+    assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, 1 << 20, 17, 10) == 1.0);
+    assert_true(bl_expected_fpp(BL_LAYOUT_CLASSIC, 1 << 20, 256, 10) == 1.0);
+}
+
 static void test_size_search(void **state)
 {
     (void)state;
@@ -202,6 +226,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_model),
+        cmocka_unit_test(test_expected_fpp_extremes),
         cmocka_unit_test(test_model_matches_spec),
         cmocka_unit_test(test_word_sets_optimal),
         cmocka_unit_test(test_size_search),
