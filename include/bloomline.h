@@ -135,7 +135,8 @@ BL_API bool bl_contains(const bl_filter *filter, const void *key, size_t len);
 BL_API bool bl_contains_u64(const bl_filter *filter, uint64_t key);
 BL_API bool bl_contains_hash(const bl_filter *filter, uint64_t hash);
 
-/* The filter's own hash of a key, to pass later to the *_hash functions. */
+/* The filter's own hash of a key, to pass later to the *_hash functions. 0 for a NULL filter, or
+ * a NULL key with len != 0. */
 BL_API uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len);
 BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
 

@@ -6,13 +6,19 @@ static bool writable(const bl_filter *f) { return f->storage != BL_STORAGE_FILE_
 
 /* ---- Single keys --------------------------------------------------------------------------- */
 
+/* The public hashes have no status to return: invalid arguments give 0, as a query on a NULL
+ * filter gives false, rather than a crash or a read of len bytes at a NULL key. */
 uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len)
 {
+    if (filter == NULL || (key == NULL && len != 0))
+        return 0;
     return bl_hash_bytes_scheme(filter->hash, filter->seed, key, len);
 }
 
 uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key)
 {
+    if (filter == NULL)
+        return 0;
     switch (filter->hash) {
     case BL_HASH_XXH3: return bl_xxh3_u64_flipped(key, filter->xxh3_flip);
     case BL_HASH_XXH64: return bl_xxh64_u64(key, filter->seed);

@@ -387,6 +387,20 @@ static void test_invalid_parameters(void **state)
     assert_string_equal(bl_strerror((bl_status)1000), "unknown status");
 }
 
+/* The hash functions on invalid arguments: no crash and no read past a key that is not there
+ * (a NULL key with len != 0 once hashed len bytes of a 1-byte static array). They return 0 then,
+ * as the queries answer false; a NULL empty key is the empty key. */
+static void test_hash_invalid(void **state)
+{
+    (void)state;
+    bl_filter *f = tu_create(BL_LAYOUT_BLOCKED, 100, 0.01, NULL);
+    assert_int_equal(bl_hash(NULL, "abc", 3), 0);
+    assert_int_equal(bl_hash_u64(NULL, 42), 0);
+    assert_int_equal(bl_hash(f, NULL, 3), 0);
+    assert_int_equal(bl_hash(f, NULL, 0), bl_hash(f, "", 0));
+    bl_free(f);
+}
+
 static void test_estimates(void **state)
 {
     (void)state;
@@ -464,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_insert),
         cmocka_unit_test(test_over_4g_bits),
         cmocka_unit_test(test_invalid_parameters),
+        cmocka_unit_test(test_hash_invalid),
         cmocka_unit_test(test_estimates),
         cmocka_unit_test(test_kernel_selection),
     };
