@@ -35,7 +35,8 @@ static void estimate(const bl_filter *f, uint64_t set, uint64_t slots, bl_info *
     double clear = 1 - fill;
     if (clear < 0.5 / (double)slots)
         clear = 0.5 / (double)slots;
-    const double ln_clear = -log(clear);
+    /* -log(1) is -0, which an empty filter printed as "-0" estimated keys. */
+    const double ln_clear = fill == 0 ? 0 : -log(clear);
     double lambda;
     switch (f->layout) {
     case BL_LAYOUT_BLOCKED:
@@ -58,6 +59,10 @@ static void estimate(const bl_filter *f, uint64_t set, uint64_t slots, bl_info *
     case BL_LAYOUT_SCALABLE:
         break;
     }
+    /* Every probe of every key finds its bit (counter) set: the rate is 1, not the model's value
+     * at the clamped fill above (0.993 for one full blocked line). */
+    if (set == slots && slots != 0)
+        info->current_fpp = 1;
 }
 
 static void describe(const bl_filter *f, bl_info *info)

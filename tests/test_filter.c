@@ -437,6 +437,35 @@ static void test_estimates(void **state)
     }
 }
 
+/* Estimates at the ends of the fill: an empty filter estimates +0 keys (it printed "-0"), and a
+ * full one, which answers yes to every key, is rated exactly 1 (a one-line blocked filter said
+ * 0.993, from a clamp meant only to keep the key estimate finite). Both finite in every layout. */
+static void test_estimates_extremes(void **state)
+{
+    (void)state;
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                 BL_LAYOUT_COUNTING};
+    for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
+        const unsigned k = layouts[l] == BL_LAYOUT_SBBF ? 8 : 7;
+        bl_filter *f = NULL;
+        assert_int_equal(bl_create_geometry(&f, layouts[l], 1, k, 0, 0, NULL), BL_OK);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        assert_true(info.estimated_keys == 0 && !signbit(info.estimated_keys));
+        assert_true(info.current_fpp == 0 && !signbit(info.current_fpp));
+        for (uint64_t x = 0; x < 20000; x++)
+            assert_int_equal(bl_add_u64(f, x), BL_OK);
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        printf("# %s, one block, full: estimate %.1f, fpp now %.17g\n", info.layout_name,
+               info.estimated_keys, info.current_fpp);
+        assert_true(info.fill_ratio == 1);
+        assert_true(isfinite(info.estimated_keys) && info.estimated_keys > 0);
+        assert_true(info.current_fpp == 1);
+        assert_int_equal(bl_contains_u64_batch(f, (const uint64_t[]){1u << 30, 1u << 31}, 2, NULL), 2);
+        bl_free(f);
+    }
+}
+
 static void test_kernel_selection(void **state)
 {
     (void)state;
@@ -480,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_invalid_parameters),
         cmocka_unit_test(test_hash_invalid),
         cmocka_unit_test(test_estimates),
+        cmocka_unit_test(test_estimates_extremes),
         cmocka_unit_test(test_kernel_selection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
