@@ -136,7 +136,9 @@ BL_API bool bl_contains_u64(const bl_filter *filter, uint64_t key);
 BL_API bool bl_contains_hash(const bl_filter *filter, uint64_t hash);
 
 /* The filter's own hash of a key, to pass later to the *_hash functions. 0 for a NULL filter, or
- * a NULL key with len != 0. */
+ * a NULL key with len != 0. Classic filters excepted: their keys need Murmur3's 128 bits, so there
+ * the *_hash functions address their own key space (docs/DESIGN.md), and a key added with bl_add
+ * is not found by bl_contains_hash(f, bl_hash(f, key)): use one kind of call per classic filter. */
 BL_API uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len);
 BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
 
