@@ -90,7 +90,7 @@ typedef struct bl_params {
     bl_layout layout;        /* default BL_LAYOUT_BLOCKED */
     uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for */
     double fpp;              /* target false-positive rate p in (0,1); default 0.01 */
-    double bits_per_key;     /* if > 0, size by bits per key instead of fpp */
+    double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN: BL_E_INVALID) */
     unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing) */
     uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for Parquet */
     unsigned flags;          /* BL_FLAG_* */

@@ -150,6 +150,10 @@ bl_status bl_create(bl_filter **out, const bl_params *params)
         return BL_E_INVALID;
     if (params->flags & ~BL_FLAG_CONCURRENT)
         return BL_E_INVALID;
+    /* bits_per_key <= 0 means "size by fpp"; a NaN (say 0/0 in the caller) is not that, and was
+     * silently taken for it. */
+    if (isnan(params->bits_per_key))
+        return BL_E_INVALID;
     const struct bl_kernels *kern;
     bl_status st = bl_kernel_resolve(params->kernel, &kern);
     if (st != BL_OK)

@@ -343,6 +343,12 @@ static void test_invalid_parameters(void **state)
     p.expected_keys = 20000; /* a rate of 1: 200 bits for 20000 keys, or k = 16 at p = 0.99 */
     p.bits_per_key = 0.01;
     assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    /* NaN is not "unset" (0 or less): it was ignored, sizing by fpp as if no budget were given. */
+    p.bits_per_key = NAN;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.layout = BL_LAYOUT_SCALABLE;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    p.layout = BL_LAYOUT_BLOCKED;
     p.bits_per_key = 0;
     p.fpp = 0.99;
     p.k = 16;
