@@ -91,7 +91,8 @@ typedef struct bl_params {
     uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for */
     double fpp;              /* target false-positive rate p in (0,1); default 0.01 */
     double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN: BL_E_INVALID) */
-    unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing) */
+    unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing);
+                                sized by fpp, the filter is as large as this k needs to meet it */
     uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for Parquet */
     unsigned flags;          /* BL_FLAG_* */
     const char *kernel;      /* "scalar", "avx2", "avx512", "neon", or NULL for BLOOMLINE_KERNEL/best */
@@ -106,7 +107,8 @@ typedef struct bl_filter bl_filter;
 
 /* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key).
  * BL_E_INVALID also when bits_per_key (or a forced k) is so small that the layout's model rate
- * at expected_keys is 1: such a filter would answer yes to every key. */
+ * at expected_keys is 1: such a filter would answer yes to every key. BL_E_TOO_LARGE when no
+ * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9). */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
 
 /* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:

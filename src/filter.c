@@ -162,22 +162,23 @@ bl_status bl_create(bl_filter **out, const bl_params *params)
         return bl_scalable_create(out, params, kern);
     if (params->expected_keys == 0)
         return BL_E_INVALID;
+    if (params->k != 0 && !bl_layout_k_valid(params->layout, params->k))
+        return BL_E_BAD_K;
     uint64_t bits;
     unsigned k;
-    if (params->bits_per_key > 0)
+    const bool by_fpp = !(params->bits_per_key > 0);
+    if (by_fpp) /* a forced k gets the size at which it meets fpp */
+        st = bl_size_for_fpp_k(params->layout, params->expected_keys, params->fpp, params->k,
+                               &bits, &k);
+    else
         st = bl_size_for_bits_per_key(params->layout, params->expected_keys, params->bits_per_key,
                                       &bits, &k);
-    else
-        st = bl_size_for_fpp(params->layout, params->expected_keys, params->fpp, &bits, &k);
     if (st != BL_OK)
         return st;
-    if (params->k != 0) {
-        if (!bl_layout_k_valid(params->layout, params->k))
-            return BL_E_BAD_K;
-        k = params->k;
-    }
-    /* A size (or forced k) so small that the model's rate at n keys is 1 would answer yes to
-     * every key: refused, as the file format refuses such a design. */
+    if (params->k != 0)
+        k = params->k; /* over a bits-per-key budget, whatever rate that k gives there */
+    /* A budget (or a forced k in it) so small that the model's rate at n keys is 1 would answer
+     * yes to every key: refused, as the file format refuses such a design. */
     const double model_fpp = bl_expected_fpp(params->layout, bits, k, params->expected_keys);
     if (!(model_fpp < 1.0))
         return BL_E_INVALID;
@@ -186,9 +187,7 @@ bl_status bl_create(bl_filter **out, const bl_params *params)
     if (st != BL_OK)
         return st;
     (*out)->design_keys = params->expected_keys;
-    (*out)->design_fpp = model_fpp;
-    if (!(params->bits_per_key > 0) && params->k == 0)
-        (*out)->design_fpp = params->fpp;
+    (*out)->design_fpp = by_fpp ? params->fpp : model_fpp;
     return BL_OK;
 }
 

@@ -131,6 +131,10 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
 /* Geometry helpers: bytes per block for a layout, and validity of k. */
 size_t bl_layout_block_bytes(bl_layout layout);
 bool bl_layout_k_valid(bl_layout layout, unsigned k);
+/* bl_size_for_fpp with k forced (k_forced != 0: the smallest size at which it meets fpp;
+ * BL_E_BAD_K if the layout cannot have it, BL_E_TOO_LARGE if no size up to the limit does). */
+bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k_forced,
+                            uint64_t *bits, unsigned *k);
 bl_hash_scheme bl_layout_hash(bl_layout layout);
 
 static inline void bl_count_keys(bl_filter *f, uint64_t n)

@@ -254,13 +254,22 @@ static uint64_t round_pow2(uint64_t x)
     return r;
 }
 
-bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bits, unsigned *k)
+/* k_forced == 0: the best k; else the smallest size at which that k meets fpp. A caller who
+ * forces k still asked for rate fpp: sizing for the best k and then swapping the k in gave,
+ * e.g., a 9.6% filter for p = 1% with k = 1. */
+bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k_forced,
+                            uint64_t *bits, unsigned *k)
 {
     geometry g;
     if (bits == NULL || k == NULL || n == 0 || !(fpp > 0 && fpp < 1))
         return BL_E_INVALID;
     if (!geometry_of(layout, &g))
         return BL_E_UNSUPPORTED;
+    if (k_forced != 0) {
+        if (!bl_layout_k_valid(layout, k_forced))
+            return BL_E_BAD_K;
+        g.kmin = g.kmax = k_forced;
+    }
     const uint64_t limit = BL_MAX_PAYLOAD_BYTES * 8 / g.block_bits;
     uint64_t best = 0;
     unsigned best_k = 0;
@@ -283,6 +292,11 @@ bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bi
     *bits = best * g.block_bits;
     *k = best_k;
     return BL_OK;
+}
+
+bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bits, unsigned *k)
+{
+    return bl_size_for_fpp_k(layout, n, fpp, 0, bits, k);
 }
 
 bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per_key,

@@ -346,7 +346,7 @@ static void test_fpp(void **state)
     for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
         const uint64_t n = cases[c].n;
         const double p = cases[c].p;
-        const tu_rate first = tu_measure_rate(BL_LAYOUT_COUNTING, n, p, "scalar", Q, &s);
+        const tu_rate first = tu_measure_rate(BL_LAYOUT_COUNTING, n, p, 0, "scalar", Q, &s);
         const bl_info *info = &first.info;
         printf("# counting n=%llu p=%g: k=%u, %.2f bits/key, measured %.5f (limit %.5f), "
                "info current_fpp %.5f, estimated keys %.0f\n",
@@ -355,7 +355,7 @@ static void test_fpp(void **state)
         /* The model is exact: the rate is not far below target either (sizing is not loose). */
         assert_true(first.rate >= p / 3);
         assert_true(fabs(info->estimated_keys - (double)n) < 0.05 * (double)n);
-        const tu_rate r = tu_deciding_rate(first, BL_LAYOUT_COUNTING, n, p, "scalar", &s);
+        const tu_rate r = tu_deciding_rate(first, BL_LAYOUT_COUNTING, n, p, 0, "scalar", &s);
         assert_true(r.rate <= r.bound);
     }
 }

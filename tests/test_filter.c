@@ -340,7 +340,7 @@ static void test_invalid_parameters(void **state)
     assert_int_equal(bl_create(&f, &p), BL_E_BAD_K);
     p.k = 0;
     p.layout = BL_LAYOUT_BLOCKED;
-    p.expected_keys = 20000; /* a rate of 1: 200 bits for 20000 keys, or k = 16 at p = 0.99 */
+    p.expected_keys = 20000; /* a rate of 1: 200 bits for 20000 keys, or k = 16 in 6000 bits */
     p.bits_per_key = 0.01;
     assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
     /* NaN is not "unset" (0 or less): it was ignored, sizing by fpp as if no budget were given. */
@@ -349,11 +349,16 @@ static void test_invalid_parameters(void **state)
     p.layout = BL_LAYOUT_SCALABLE;
     assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
     p.layout = BL_LAYOUT_BLOCKED;
-    p.bits_per_key = 0;
-    p.fpp = 0.99;
+    p.bits_per_key = 0.3; /* fine for the best k */
     p.k = 16;
     assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
     assert_null(f);
+    /* Sized by fpp, a forced k gets the size it needs (test_sizing test_forced_k). */
+    p.bits_per_key = 0;
+    p.fpp = 0.99;
+    assert_int_equal(bl_create(&f, &p), BL_OK);
+    bl_free(f);
+    f = NULL;
     p.expected_keys = 100;
     p.fpp = 0.01;
     p.k = 0;

@@ -6,17 +6,19 @@
 #include "test_util.h"
 #include "word_sets.h"
 
-/* A filter sized for (n, p) measures at most p + 3 standard errors (tu_deciding_rate). */
-static void check_honest(bl_layout layout, uint64_t n, double p, uint64_t queries, uint64_t seed)
+/* A filter sized for (n, p), k forced unless 0, measures at most p + 3 standard errors
+ * (tu_deciding_rate). */
+static void check_honest(bl_layout layout, uint64_t n, double p, unsigned k, uint64_t queries,
+                         uint64_t seed)
 {
     uint64_t s = seed;
-    const tu_rate first = tu_measure_rate(layout, n, p, NULL, queries, &s);
+    const tu_rate first = tu_measure_rate(layout, n, p, k, NULL, queries, &s);
     const bl_info *info = &first.info;
     printf("# %-8s p=%-7g n=%-8llu bits/key=%6.2f k=%2u model=%.3g measured=%.3g (%llu/%llu) bound=%.3g\n",
            bl_layout_name(layout), p, (unsigned long long)n, (double)info->bits / (double)n, info->k,
            bl_expected_fpp(layout, info->bits, info->k, n), first.rate,
            (unsigned long long)first.fp, (unsigned long long)queries, first.bound);
-    const tu_rate r = tu_deciding_rate(first, layout, n, p, NULL, &s);
+    const tu_rate r = tu_deciding_rate(first, layout, n, p, k, NULL, &s);
     if (r.rate > r.bound)
         fail_msg("%s sized for p=%g measures %g > %g (seed 0x%llx)", bl_layout_name(layout), p,
                  r.rate, r.bound, (unsigned long long)seed);
@@ -40,7 +42,7 @@ static void test_honest_sizing(void **state)
             uint64_t queries = (uint64_t)(50 / p);
             if (queries < 2000000)
                 queries = 2000000;
-            check_honest(layouts[l], 1000000, p, queries, seed + (uint64_t)(l * 10 + (size_t)e));
+            check_honest(layouts[l], 1000000, p, 0, queries, seed + (uint64_t)(l * 10 + (size_t)e));
         }
     }
 }
@@ -207,6 +209,56 @@ static void test_size_search(void **state)
     assert_int_equal(bits, 10240);
 }
 
+/* A forced k is sized for p too: bl_create used to size for the best k and then swap the forced
+ * one in (k = 1 at p = 1% gave a blocked filter of 9.6%). Now the filter is the smallest at which
+ * that k meets p, remembers p as its design rate, and measures at most p. */
+static void test_forced_k(void **state)
+{
+    (void)state;
+    if (getenv("BLOOMLINE_TEST_SEED") == NULL)
+        setenv("BLOOMLINE_TEST_SEED", "0x5eed", 0);
+    const uint64_t seed = tu_seed("forced k");
+    const uint64_t n = 100000;
+    const double p = 0.01;
+    const struct {
+        bl_layout layout;
+        unsigned k;
+    } cases[] = {{BL_LAYOUT_BLOCKED, 1},  {BL_LAYOUT_BLOCKED, 2},  {BL_LAYOUT_BLOCKED, 14},
+                 {BL_LAYOUT_COUNTING, 2}, {BL_LAYOUT_CLASSIC, 1}, {BL_LAYOUT_CLASSIC, 20}};
+    for (size_t i = 0; i < BL_ARRAY_LEN(cases); i++) {
+        const bl_layout layout = cases[i].layout;
+        const unsigned k = cases[i].k;
+        bl_filter *f = tu_create_k(layout, n, p, k, NULL);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        bl_free(f);
+        assert_int_equal(info.k, k);
+        assert_true(info.design_fpp == p);
+        const uint64_t unit = layout == BL_LAYOUT_CLASSIC ? 64 : 512;
+        assert_true(bl_expected_fpp(layout, info.bits, k, n) <= p);
+        assert_true(bl_expected_fpp(layout, info.bits - unit, k, n) > p); /* the smallest */
+        check_honest(layout, n, p, k, 2000000, seed + i);
+    }
+    /* The best k forced gives the unforced filter. */
+    uint64_t bits, forced_bits;
+    unsigned best, k;
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, n, p, &bits, &best), BL_OK);
+    assert_int_equal(bl_size_for_fpp_k(BL_LAYOUT_BLOCKED, n, p, best, &forced_bits, &k), BL_OK);
+    assert_true(forced_bits == bits && k == best);
+    /* No size reaches 1e-9 with one bit per key for 10^9 keys; a k the layout lacks. */
+    bl_params prm;
+    bl_params_init(&prm);
+    prm.expected_keys = 1000000000;
+    prm.fpp = 1e-9;
+    prm.k = 1;
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create(&f, &prm), BL_E_TOO_LARGE);
+    prm.layout = BL_LAYOUT_SBBF;
+    prm.k = 7;
+    assert_int_equal(bl_create(&f, &prm), BL_E_BAD_K);
+    assert_null(f);
+}
+
 static void test_invalid(void **state)
 {
     (void)state;
@@ -232,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_size_search),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_honest_sizing),
+        cmocka_unit_test(test_forced_k),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

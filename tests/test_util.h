@@ -48,20 +48,28 @@ static inline size_t tu_kernels(const char **out, size_t cap)
     return n;
 }
 
-static inline bl_filter *tu_create(bl_layout layout, uint64_t n, double fpp, const char *kernel)
+/* A filter sized for (n, fpp); k != 0 forces its number of hash functions. */
+static inline bl_filter *tu_create_k(bl_layout layout, uint64_t n, double fpp, unsigned k,
+                                     const char *kernel)
 {
     bl_params p;
     bl_params_init(&p);
     p.layout = layout;
     p.expected_keys = n;
     p.fpp = fpp;
+    p.k = k;
     p.kernel = kernel;
     bl_filter *f = NULL;
     bl_status st = bl_create(&f, &p);
     if (st != BL_OK)
-        fail_msg("bl_create(%s, n=%llu, p=%g, %s): %s", bl_layout_name(layout),
-                 (unsigned long long)n, fpp, kernel ? kernel : "auto", bl_strerror(st));
+        fail_msg("bl_create(%s, n=%llu, p=%g, k=%u, %s): %s", bl_layout_name(layout),
+                 (unsigned long long)n, fpp, k, kernel ? kernel : "auto", bl_strerror(st));
     return f;
+}
+
+static inline bl_filter *tu_create(bl_layout layout, uint64_t n, double fpp, const char *kernel)
+{
+    return tu_create_k(layout, n, fpp, 0, kernel);
 }
 
 /* One measurement of a sized filter's false-positive rate, against p + 3 standard errors. */
@@ -71,15 +79,16 @@ typedef struct tu_rate {
     bl_info info; /* of the measured filter */
 } tu_rate;
 
-/* A filter of `layout` sized for (n, p) on `kernel` (NULL: the best), filled with n odd keys of
- * the stream *s, queried with `queries` fresh even keys (disjoint from the added ones). */
-static inline tu_rate tu_measure_rate(bl_layout layout, uint64_t n, double p, const char *kernel,
-                                      uint64_t queries, uint64_t *s)
+/* A filter of `layout` sized for (n, p) on `kernel` (NULL: the best), k forced unless 0, filled
+ * with n odd keys of the stream *s, queried with `queries` fresh even keys (disjoint from the
+ * added ones). */
+static inline tu_rate tu_measure_rate(bl_layout layout, uint64_t n, double p, unsigned k,
+                                      const char *kernel, uint64_t queries, uint64_t *s)
 {
     enum { CH = 1 << 14 };
     uint64_t *keys = malloc(CH * sizeof *keys);
     assert_non_null(keys);
-    bl_filter *f = tu_create(layout, n, p, kernel);
+    bl_filter *f = tu_create_k(layout, n, p, k, kernel);
     for (uint64_t done = 0; done < n; done += CH) {
         const size_t m = n - done < CH ? (size_t)(n - done) : CH;
         for (size_t i = 0; i < m; i++)
@@ -107,11 +116,11 @@ static inline tu_rate tu_measure_rate(bl_layout layout, uint64_t n, double p, co
  * (pooling it with the first, high one still failed 2 runs in ~1000 of a seed sweep). A real
  * excess fails the second sample too, with more power; a chance one almost never does twice. */
 static inline tu_rate tu_deciding_rate(tu_rate first, bl_layout layout, uint64_t n, double p,
-                                       const char *kernel, uint64_t *s)
+                                       unsigned k, const char *kernel, uint64_t *s)
 {
     if (first.rate <= first.bound)
         return first;
-    const tu_rate again = tu_measure_rate(layout, n, p, kernel, 5 * first.queries, s);
+    const tu_rate again = tu_measure_rate(layout, n, p, k, kernel, 5 * first.queries, s);
     printf("#   over the bound: a new filter measures %.5g (%llu/%llu), bound %.5g\n", again.rate,
            (unsigned long long)again.fp, (unsigned long long)again.queries, again.bound);
     return again;

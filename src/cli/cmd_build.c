@@ -195,14 +195,19 @@ int cli_cmd_build(int argc, char **argv)
     }
     bl_filter *f = NULL;
     bl_status st = create(&o, keys, layout, &f);
-    if (st == BL_E_INVALID && o.bits == 0 && (o.bpk_set || o.k)) {
-        /* The library refuses a design whose rate at n keys is 1 (-b or -k too small). */
-        if (o.bpk_set)
-            cli_usage_error("-b %g: too few bits per key for %llu keys: the filter would answer "
-                            "yes to every key", o.bpk, (unsigned long long)keys);
-        else
-            cli_usage_error("-k %u: at this size (%llu keys) the filter would answer yes to every "
-                            "key", o.k, (unsigned long long)keys);
+    if (st == BL_E_INVALID && o.bits == 0 && o.bpk_set) {
+        /* The library refuses a design whose rate at n keys is 1: -b too small, or too small
+         * for the -k forced with it (sized by -p, any k gets the size it needs). */
+        char k_too[32] = "";
+        if (o.k)
+            snprintf(k_too, sizeof k_too, " with -k %u", o.k);
+        cli_usage_error("-b %g%s: too few bits per key for %llu keys: the filter would answer "
+                        "yes to every key", o.bpk, k_too, (unsigned long long)keys);
+        return CLI_EXIT_ERROR;
+    }
+    if (st == BL_E_TOO_LARGE && o.bits == 0 && !o.bpk_set && o.k) {
+        cli_usage_error("-k %u: no filter up to the size limit reaches the rate -p asks for "
+                        "with %llu keys", o.k, (unsigned long long)keys);
         return CLI_EXIT_ERROR;
     }
     if (st != BL_OK) {

@@ -51,7 +51,7 @@ static const char help_build[] =
     "  -d, --delimiter D       field delimiter: one byte, or \\t, \\0, \\\\, \\xHH (default tab)\n"
     "      --seed S            hash seed (part of the filter's identity; 0 for Parquet)\n"
     "      --bits M            exact size in bits (e.g. a power of two for Parquet)\n"
-    "  -k, --hashes K          force the number of hash functions\n"
+    "  -k, --hashes K          force the number of hash functions (the size still meets -p)\n"
     "  -q, --quiet             no progress line (shown only when stderr is a terminal)\n";
 
 static const char help_add[] =

@@ -74,6 +74,10 @@ fp=$(cat negc)
 check "false positives near p (got $fp)" test "$st" -le 1 -a "$fp" -lt 400
 "$B" query -v f.blf neg.txt > negv
 check "-v + selected = all" test $(( $(wc -l < negv) + fp )) -eq 20000
+# A forced k is sized for -p too (k = 1 used to get the best k's size: ~9.6% here, ~1900 hits).
+expect_status "build -k 1" 0 "$B" build -k 1 -o k1.blf pos.txt
+"$B" query -c k1.blf neg.txt > negc
+check "-k 1: false positives near p (got $(cat negc))" test "$(cat negc)" -lt 400
 expect_status "query -v positives selects none" 1 "$B" query -v f.blf pos.txt
 check "-v none: empty output" test ! -s out
 # A tight filter makes a false positive on a handful of keys practically impossible (1e-9 each).
@@ -395,7 +399,9 @@ expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
 expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
 expect_error "-b too small" "too few bits per key" "$B" build -b 0.01 -o x.blf pos.txt
-expect_error "-k too large for -p" "answer yes to every key" "$B" build -p 0.99 -k 16 -o x.blf pos.txt
+expect_error "-b too small for -k" "-b 0.3 with -k 16: too few bits" "$B" build -b 0.3 -k 16 -o x.blf pos.txt
+expect_error "-k cannot reach -p" "-k 1: no filter up to the size limit" \
+    "$B" build -p 1e-9 -k 1 -n 1000000000 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
 # Standard input closed: '-' is an error, never another input opened in its place (descriptor 0).
 expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build -o x.blf part1.txt -"
