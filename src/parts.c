@@ -51,6 +51,13 @@ bl_status bl_hash_part(const bl_filter *filter, uint64_t hash, unsigned parts, u
      * it when parts <= units, so a short walk up replaces a 128-bit division per hash. */
     const uint64_t units = filter->nblocks;
     const u128 mark = ((u128)unit_of(filter, hash) + 1) * parts;
+    if (parts > units) {
+        /* Some parts own no unit, and the estimate can be parts / units below (the walk took
+         * 1.7 s for 2^32 - 1 parts of one line): the last part starting at or below the unit,
+         * the largest p with p * units < mark, from one division. */
+        *part = (unsigned)((mark - 1) / units);
+        return BL_OK;
+    }
     uint64_t p = scaled(filter, hash, parts);
     while ((u128)(p + 1) * units < mark)
         p++;

@@ -2,6 +2,7 @@
 /* Parallel builds: partitioned adds from concurrent threads give the serial filter byte for
  * byte, each part writes only its own lines, bl_hash_part names the part that adds a hash, and
  * the batch hash functions agree with the single-key ones. */
+#include <limits.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -187,7 +188,8 @@ static void test_hash_part_boundaries(void **state)
     uint64_t seed = tu_seed("part boundaries");
     const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF};
     const uint64_t units[] = {1, 3, 7, 1000003};
-    const unsigned parts[] = {1, 2, 3, 4, 7, 64, 1000};
+    /* Up to more parts than units (some own none), where the estimate is furthest off. */
+    const unsigned parts[] = {1, 2, 3, 4, 7, 64, 1000, 1000004, 3000000007u, UINT_MAX};
     for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
         const bool sbbf = layouts[l] == BL_LAYOUT_SBBF;
         for (size_t b = 0; b < BL_ARRAY_LEN(units); b++) {
