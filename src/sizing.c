@@ -18,18 +18,30 @@
  *
  * The filter's rate mixes E_k(L) over the Poisson distribution of line loads. The usual fill^k
  * shortcut underestimates it by about 1% at 10 bits/key, and the classic formula by 15%: both
- * would size filters that miss their target. The alternating sums are evaluated in long double;
- * k <= 16 keeps their cancellation error below 1e-14 in absolute terms, far under any rate we
- * size for.
+ * would size filters that miss their target.
+ *
+ * The alternating sums cancel: their terms reach 2^k in size while E_k(L) of a lightly loaded
+ * line is tiny (k = 16: 8e-25 at L = 1, 4e-20 at L = 2). In long double (64-bit mantissa) they
+ * left errors of ~1e-16 there (k = 16, L = 2 came out 4.4e-16; k = 13, L = 2 negative), and those
+ * loads carry the whole rate of filters sized for p <= 1e-15: their model was off by up to 1.7x,
+ * in either direction. So loads up to PRECISE_LOADS are summed in binary128 (errors ~1e-30);
+ * past them E_k(L) exceeds 1e-7 for every k, and long double (errors ~1e-15) is exact enough
+ * and far faster than binary128's software arithmetic over the 2048 loads.
  */
 #define LMAX 2048 /* loads beyond this only matter when the rate is essentially 1 */
+#define PRECISE_LOADS 16
+#if defined(__x86_64__) || defined(__i386__)
+__extension__ typedef __float128 wide; /* GCC and Clang: software arithmetic in libgcc */
+#else
+typedef long double wide; /* binary128 already on aarch64 Linux */
+#endif
 
 /* One class of query subsets: how many translates meet them in m words, f, and the summed
  * signs. */
 typedef struct subset_class {
     uint8_t meets[BL_K_MAX_BLOCKED + 1];
-    long double f;
-    long double coef;
+    wide f;
+    int32_t coef; /* the summed signs (-1)^|S| */
 } subset_class;
 
 /* 132 at most for the format's D_k (k = 9); a set with more would not be modeled, and
@@ -41,16 +53,19 @@ typedef struct line_table {
     unsigned slots;
     double e[BL_K_MAX_BLOCKED + 1][LMAX + 1];
     subset_class classes[MAX_CLASSES]; /* scratch of the fill, per table: fills may run at once */
-    long double powers[MAX_CLASSES];
+    wide powers[MAX_CLASSES];
+    long double powers_ld[MAX_CLASSES], f_ld[MAX_CLASSES];
 } line_table;
 
-static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}, {{{0}, 0, 0}}, {0}};
-static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}, {{{0}, 0, 0}}, {0}};
+static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}};
+static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}};
+
+static double unit_clamp(long double e) { return (double)(e < 0 ? 0 : e > 1 ? 1 : e); }
 
 static void fill_table(line_table *t)
 {
     subset_class *cls = t->classes;
-    const long double a = 1.0L - 16.0L / t->slots;
+    const wide a = 1 - (wide)16 / t->slots;
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
         uint32_t query = 0; /* D_k as a 16-bit set */
         for (unsigned i = 0; i < k; i++)
@@ -68,7 +83,7 @@ static void fill_table(line_table *t)
                 c++;
             if (c == ncls && ncls < MAX_CLASSES) { /* a new class */
                 memcpy(cls[c].meets, meets, sizeof meets);
-                long double f = 0, am = 1;
+                wide f = 0, am = 1;
                 for (unsigned j = 0; j <= k; j++, am *= a)
                     f += meets[j] * am;
                 cls[c].f = f / 16;
@@ -80,16 +95,29 @@ static void fill_table(line_table *t)
             if (set == 0)
                 break;
         }
-        long double *pw = t->powers;
+        wide *pw = t->powers;
         for (unsigned c = 0; c < ncls; c++)
             pw[c] = 1;
-        for (unsigned L = 0; L <= LMAX; L++) {
-            long double e = 0;
+        for (unsigned L = 0; L <= PRECISE_LOADS; L++) {
+            wide e = 0;
             for (unsigned c = 0; c < ncls; c++) {
                 e += cls[c].coef * pw[c];
                 pw[c] *= cls[c].f;
             }
-            t->e[k][L] = (double)(e < 0 ? 0 : e > 1 ? 1 : e);
+            t->e[k][L] = unit_clamp((long double)e);
+        }
+        long double *pl = t->powers_ld, *fl = t->f_ld; /* go on from f^(PRECISE_LOADS + 1) */
+        for (unsigned c = 0; c < ncls; c++) {
+            pl[c] = (long double)pw[c];
+            fl[c] = (long double)cls[c].f;
+        }
+        for (unsigned L = PRECISE_LOADS + 1; L <= LMAX; L++) {
+            long double e = 0;
+            for (unsigned c = 0; c < ncls; c++) {
+                e += cls[c].coef * pl[c];
+                pl[c] *= fl[c];
+            }
+            t->e[k][L] = unit_clamp(e);
         }
     }
 }
