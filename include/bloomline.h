@@ -32,10 +32,14 @@ extern "C" {
  * - Adding keys is not thread-safe by default. A filter created with BL_FLAG_CONCURRENT may be
  *   added to by many threads at once (bits are set with atomic OR, so no bit is ever lost) and
  *   queried at the same time; a query racing with an add of the same key may answer either way.
+ *   (Queries read with plain SIMD loads, which C11 counts as a data race with the atomic ORs and
+ *   ThreadSanitizer reports; on x86-64 and AArch64 each aligned word is read whole, old or new.)
  * - Faster for bulk builds, any filter of a line-local layout (blocked, sbbf, counting) may be
  *   built by several threads at once with bl_add_hash_batch_part, each thread owning one part
  *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
- * - Functions never print, abort or allocate outside create/load/deserialize/import/clone.
+ * - Functions never print or abort. They allocate only to create, load, map, deserialize,
+ *   import or clone a filter, for bl_save's header block, and when adds or unions give a
+ *   scalable filter new stages; a failed allocation is BL_E_NOMEM.
  */
 
 /* Every function that can fail returns a bl_status. Codes are appended, never renumbered. */
