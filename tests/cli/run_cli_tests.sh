@@ -354,6 +354,10 @@ expect_error "export without --format" "--format" "$B" export pq.blf -o x.bin
 head -c 100 /dev/urandom > junk.bin
 expect_error "import junk as parquet" "junk.bin" "$B" import --format parquet junk.bin -o x.blf
 expect_error "import junk as guava" "junk.bin" "$B" import --format guava junk.bin -o x.blf
+# Strategy 0 is a real Guava stream that bloomline does not read: said so, not kernel talk.
+printf '\000\007\000\000\000\001abcdefgh' > mitz32.guava
+expect_error "import guava strategy 0" "MURMUR128_MITZ_32" "$B" import --format guava mitz32.guava -o x.blf
+check "guava strategy 0: no kernel talk" test -z "$(grep kernel err)"
 head -c 20 pq.bin > trunc.bin
 expect_error "import truncated parquet" "trunc.bin" "$B" import --format parquet trunc.bin -o x.blf
 check "failed import writes nothing" test ! -e x.blf
