@@ -48,6 +48,14 @@ int cli_cmd_import(int argc, char **argv)
                   cli_input_name(in));
         return CLI_EXIT_ERROR;
     }
+    if (st == BL_E_BAD_GEOMETRY && fmt == BL_FORMAT_PARQUET_RAW) {
+        /* The only geometry a raw bitset has is its length: bl_strerror's "sizes overflow or
+         * disagree with the data" would describe neither. */
+        cli_error("%s: not a valid %s filter: a %zu-byte bitset (Parquet bitsets are a power of "
+                  "two from 32 bytes to 128 MiB)",
+                  cli_input_name(in), format, len);
+        return CLI_EXIT_ERROR;
+    }
     if (st != BL_OK) {
         cli_error("%s: not a valid %s filter: %s", cli_input_name(in), format, bl_strerror(st));
         return CLI_EXIT_ERROR;

@@ -358,6 +358,8 @@ expect_error "import junk as guava" "junk.bin" "$B" import --format guava junk.b
 printf '\000\007\000\000\000\001abcdefgh' > mitz32.guava
 expect_error "import guava strategy 0" "MURMUR128_MITZ_32" "$B" import --format guava mitz32.guava -o x.blf
 check "guava strategy 0: no kernel talk" test -z "$(grep kernel err)"
+head -c 1000 pq.raw > raw1000.bin
+expect_error "import a 1000-byte parquet-raw bitset" "a 1000-byte bitset" "$B" import --format parquet-raw raw1000.bin -o x.blf
 head -c 20 pq.bin > trunc.bin
 expect_error "import truncated parquet" "trunc.bin" "$B" import --format parquet trunc.bin -o x.blf
 check "failed import writes nothing" test ! -e x.blf
