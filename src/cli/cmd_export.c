@@ -66,10 +66,15 @@ int cli_cmd_export(int argc, char **argv)
                       "(build with -l %s)",
                       path, info.layout_name ? info.layout_name : "?", format, layout_for(fmt),
                       layout_for(fmt));
+        else if (info.seed != 0) /* checked before the size: a seeded filter may be well sized */
+            cli_error("%s: cannot export as %s: the filter's hash seed is %llu, and %s readers "
+                      "hash with seed 0 (build with --seed 0)",
+                      path, format, (unsigned long long)info.seed,
+                      fmt == BL_FORMAT_GUAVA ? "Guava" : "Parquet");
         else if (fmt != BL_FORMAT_GUAVA)
-            cli_error("%s: cannot export as %s: %s (Parquet readers accept power-of-two bitsets "
-                      "of 32 bytes to 128 MiB; build with --bits)",
-                      path, format, bl_strerror(st));
+            cli_error("%s: cannot export as %s: a %zu-byte bitset (Parquet readers accept "
+                      "power-of-two bitsets of 32 bytes to 128 MiB; build with --bits)",
+                      path, format, info.bytes);
         else
             cli_status_error(path, "cannot export", st);
     } else if (strcmp(out, "-") == 0) {

@@ -38,7 +38,24 @@ int cli_cmd_import(int argc, char **argv)
         return CLI_EXIT_ERROR;
     bl_filter *f = NULL;
     bl_status st = bl_import(&f, fmt, buf, len);
+    /* Guava's strategy 0 is refused as unsupported, whose bl_strerror text is about kernels (what
+     * it means here when BLOOMLINE_KERNEL names a bad one): that stream gets its own message. */
+    const bool mitz32 = fmt == BL_FORMAT_GUAVA && len > 0 && buf[0] == 0;
     free(buf);
+    if (st == BL_E_UNSUPPORTED && mitz32) {
+        cli_error("%s: cannot import: a Guava filter of strategy 0 (MURMUR128_MITZ_32, Guava "
+                  "before release 12), which bloomline does not implement",
+                  cli_input_name(in));
+        return CLI_EXIT_ERROR;
+    }
+    if (st == BL_E_BAD_GEOMETRY && fmt == BL_FORMAT_PARQUET_RAW) {
+        /* The only geometry a raw bitset has is its length: bl_strerror's "sizes overflow or
+         * disagree with the data" would describe neither. */
+        cli_error("%s: not a valid %s filter: a %zu-byte bitset (Parquet bitsets are a power of "
+                  "two from 32 bytes to 128 MiB)",
+                  cli_input_name(in), format, len);
+        return CLI_EXIT_ERROR;
+    }
     if (st != BL_OK) {
         cli_error("%s: not a valid %s filter: %s", cli_input_name(in), format, bl_strerror(st));
         return CLI_EXIT_ERROR;

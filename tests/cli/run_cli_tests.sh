@@ -343,11 +343,27 @@ check "export to stdout: same bytes" cmp -s out cl.guava
 expect_error "export blocked as parquet" "sbbf" "$B" export f.blf --format parquet -o x.bin
 expect_error "export classic as parquet" "sbbf" "$B" export cl.blf --format parquet -o x.bin
 expect_error "export sbbf as guava" "classic" "$B" export pq.blf --format guava -o x.bin
+# A seed other than 0 is named as the reason: Parquet and Guava hash with seed 0 (the size is fine).
+"$B" build -l sbbf --bits 8192 --seed 7 -o pq7.blf pq.txt
+expect_error "export seeded sbbf as parquet" "hash seed is 7" "$B" export pq7.blf --format parquet -o x.bin
+check "seeded sbbf: the size is not blamed" test -z "$(grep power-of-two err)"
+"$B" build -l classic --seed 7 -o cl7.blf pq.txt
+expect_error "export seeded classic as guava" "hash seed is 7" "$B" export cl7.blf --format guava -o x.bin
+check "seeded classic: no kernel talk" test -z "$(grep kernel err)"
+"$B" build -l sbbf --bits 768 -o pq96.blf pq.txt
+expect_error "export 96-byte sbbf as parquet" "a 96-byte bitset" "$B" export pq96.blf --format parquet -o x.bin
+check "96-byte sbbf: no kernel talk" test -z "$(grep kernel err)"
 expect_error "unknown format" "unknown format" "$B" export pq.blf --format avro -o x.bin
 expect_error "export without --format" "--format" "$B" export pq.blf -o x.bin
 head -c 100 /dev/urandom > junk.bin
 expect_error "import junk as parquet" "junk.bin" "$B" import --format parquet junk.bin -o x.blf
 expect_error "import junk as guava" "junk.bin" "$B" import --format guava junk.bin -o x.blf
+# Strategy 0 is a real Guava stream that bloomline does not read: said so, not kernel talk.
+printf '\000\007\000\000\000\001abcdefgh' > mitz32.guava
+expect_error "import guava strategy 0" "MURMUR128_MITZ_32" "$B" import --format guava mitz32.guava -o x.blf
+check "guava strategy 0: no kernel talk" test -z "$(grep kernel err)"
+head -c 1000 pq.raw > raw1000.bin
+expect_error "import a 1000-byte parquet-raw bitset" "a 1000-byte bitset" "$B" import --format parquet-raw raw1000.bin -o x.blf
 head -c 20 pq.bin > trunc.bin
 expect_error "import truncated parquet" "trunc.bin" "$B" import --format parquet trunc.bin -o x.blf
 check "failed import writes nothing" test ! -e x.blf
