@@ -275,7 +275,10 @@ BL_API const char *bl_kernel_at(size_t i);
 /* ------------------------------------------------------------------------------------------ */
 /* Persistence (docs/FORMAT.md)                                                               */
 
-/* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. */
+/* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. A
+ * symlink at path is replaced, not followed. A path that is, or links to, anything but a regular
+ * file (a directory, a device, a FIFO) is refused with BL_E_IO (errno EISDIR or EINVAL) and left
+ * alone: write bl_serialize's bytes into such a stream instead. */
 BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 /* Load into memory (mutable); verifies both checksums. */
 BL_API bl_status bl_load(bl_filter **out, const char *path);
@@ -303,6 +306,9 @@ typedef enum bl_foreign_format {
 BL_API bl_status bl_export_size(const bl_filter *filter, bl_foreign_format format, size_t *size);
 BL_API bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf,
                            size_t cap, size_t *written);
+/* Export into a file, replaced atomically as bl_save replaces one. */
+BL_API bl_status bl_export_save(const bl_filter *filter, bl_foreign_format format,
+                                const char *path);
 /* Import a foreign filter; the keys count is recorded as unknown. */
 BL_API bl_status bl_import(bl_filter **out, bl_foreign_format format, const void *buf, size_t len);
 /* Parse "parquet", "parquet-raw", "guava". */

@@ -2,6 +2,8 @@
 /* Public entry points of the compatibility formats: validate arguments, dispatch per format. */
 #include "compat.h"
 
+#include <stdlib.h>
+
 bl_status bl_format_from_name(const char *name, bl_foreign_format *format)
 {
     static const struct {
@@ -51,6 +53,33 @@ bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf
     }
     if (st == BL_OK && written != NULL)
         *written = w;
+    return st;
+}
+
+typedef struct exported {
+    const uint8_t *bytes;
+    size_t len;
+} exported;
+
+static bl_status write_exported(int fd, const void *ctx)
+{
+    const exported *x = ctx;
+    return bl_pwrite_all(fd, x->bytes, x->len, 0) ? BL_OK : BL_E_IO;
+}
+
+bl_status bl_export_save(const bl_filter *filter, bl_foreign_format format, const char *path)
+{
+    size_t size;
+    bl_status st = bl_export_size(filter, format, &size);
+    if (st != BL_OK)
+        return st;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (buf == NULL)
+        return BL_E_NOMEM;
+    st = bl_export(filter, format, buf, size, &size);
+    if (st == BL_OK)
+        st = bl_replace_file(path, write_exported, &(exported){buf, size});
+    free(buf);
     return st;
 }
 

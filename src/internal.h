@@ -145,6 +145,16 @@ static inline void bl_count_keys(bl_filter *f, uint64_t n)
         f->keys_added += n;
 }
 
+/* ---- Files (save_file.c) --------------------------------------------------------------------- */
+
+bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off);
+/* Puts a file's new contents into fd, a fresh empty temporary (with pwrite: no offset is set). */
+typedef bl_status (*bl_file_writer)(int fd, const void *ctx);
+/* Replace path atomically with what `write` puts in a temporary beside it. A symlink is replaced,
+ * not followed; an entry that is neither a regular file nor absent, itself or behind a link, is
+ * refused (BL_E_IO, errno EISDIR or EINVAL) rather than replaced. */
+bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ctx);
+
 /* ---- Sizing models (sizing.c) ---------------------------------------------------------------- */
 
 /* Expected false-positive rate of a line filter, keys spread over lines as Poisson(lambda = keys

@@ -148,23 +148,6 @@ bl_status bl_deserialize(bl_filter **out, const void *buf, size_t len)
 
 /* ---- File I/O helpers ----------------------------------------------------------------------- */
 
-static bool pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
-{
-    while (n > 0) {
-        ssize_t w = pwrite(fd, p, n < ((size_t)1 << 30) ? n : ((size_t)1 << 30), (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return false;
-        }
-        p += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
-    }
-    return true;
-}
 
 /* Reads exactly n bytes; a short file gives BL_E_TRUNCATED. */
 static bl_status pread_all(int fd, uint8_t *p, size_t n, uint64_t off)
@@ -215,11 +198,11 @@ static bool write_sparse(int fd, const uint8_t *p, size_t n, uint64_t off)
             run_len += c;
             continue;
         }
-        if (run_len != 0 && !pwrite_all(fd, p + run, run_len, off + run))
+        if (run_len != 0 && !bl_pwrite_all(fd, p + run, run_len, off + run))
             return false;
         run_len = 0;
     }
-    return run_len == 0 || pwrite_all(fd, p + run, run_len, off + run);
+    return run_len == 0 || bl_pwrite_all(fd, p + run, run_len, off + run);
 }
 
 /* Read n bytes at off into dst, which is already zeroed: holes of a sparse file are skipped. */
@@ -291,7 +274,7 @@ static bl_status write_object(const bl_filter *f, int fd)
     if (block == NULL)
         return BL_E_NOMEM;
     st = bl_format_encode(f, block, prefix, &h);
-    if (st == BL_OK && !pwrite_all(fd, block, prefix, 0))
+    if (st == BL_OK && !bl_pwrite_all(fd, block, prefix, 0))
         st = BL_E_IO;
     for (uint32_t i = 0; st == BL_OK && i < h.nstages; i++) {
         bl_format_stage s;
@@ -300,84 +283,22 @@ static bl_status write_object(const bl_filter *f, int fd)
             st = BL_E_IO;
     }
     free(block);
-    if (st == BL_OK && (ftruncate(fd, (off_t)h.file_size) != 0 || fsync(fd) != 0))
+    if (st == BL_OK && ftruncate(fd, (off_t)h.file_size) != 0) /* the zero tail: a hole */
         st = BL_E_IO;
     return st;
 }
 
-/* fsync the directory holding path, so that the rename itself is durable. */
-static bool sync_dir(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    if (slash == NULL) {
-        dir = strdup(".");
-    } else {
-        size_t n = slash == path ? 1 : (size_t)(slash - path);
-        dir = strndup(path, n);
-    }
-    if (dir == NULL)
-        return false;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
-    if (fd < 0)
-        return false;
-    bool ok = fsync(fd) == 0;
-    int e = errno;
-    close(fd);
-    errno = e;
-    return ok;
-}
+static bl_status write_native(int fd, const void *filter) { return write_object(filter, fd); }
 
 bl_status bl_save(const bl_filter *filter, const char *path)
 {
-    if (filter == NULL || path == NULL || *path == '\0')
+    if (filter == NULL)
         return BL_E_INVALID;
-    bl_format_header h;
+    bl_format_header h; /* a filter the format cannot hold is refused before any file is made */
     bl_status st = bl_format_describe(filter, &h);
     if (st != BL_OK)
         return st;
-    /* The temporary lives next to the target so that rename() is atomic (same file system). */
-    static unsigned counter;
-    const size_t tmp_len = strlen(path) + 64;
-    char *tmp = malloc(tmp_len);
-    if (tmp == NULL)
-        return BL_E_NOMEM;
-    int fd = -1;
-    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
-        unsigned c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        snprintf(tmp, tmp_len, "%s.%ld.%u.tmp", path, (long)getpid(), c);
-        /* 0666 filtered by the umask, like any new file. */
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        free(tmp);
-        return BL_E_IO;
-    }
-    /* Replacing a file keeps its permissions. */
-    struct stat old;
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
-        (void)fchmod(fd, old.st_mode & 07777);
-    st = write_object(filter, fd);
-    int e = errno;
-    if (close(fd) != 0 && st == BL_OK) {
-        st = BL_E_IO;
-        e = errno;
-    }
-    if (st == BL_OK && rename(tmp, path) != 0) {
-        st = BL_E_IO;
-        e = errno;
-    }
-    if (st != BL_OK) {
-        (void)unlink(tmp); /* the old file, if any, is untouched */
-        free(tmp);
-        errno = e;
-        return st;
-    }
-    free(tmp);
-    return sync_dir(path) ? BL_OK : BL_E_IO;
+    return bl_replace_file(path, write_native, filter);
 }
 
 /* ---- Load ------------------------------------------------------------------------------------- */

@@ -347,6 +347,85 @@ static void test_save_errors(void **state)
     bl_free(f);
 }
 
+/* The bytes of the file at path, which must hold exactly len bytes equal to want. */
+static void assert_file_holds(const char *path, const void *want, size_t len)
+{
+    uint8_t *got = malloc(len + 1);
+    assert_non_null(got);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fread(got, 1, len + 1, fp), len);
+    fclose(fp);
+    assert_memory_equal(got, want, len);
+    free(got);
+}
+
+/* Where a save goes. A symlink is replaced, not followed, as FORMAT.md says. A path that is, or
+ * links to, anything but a regular file is refused and left as it was: renaming over a FIFO or a
+ * device turned it into a plain file (/dev/null, /dev/stdout for root). bl_export_save the same. */
+static void test_save_targets(void **state)
+{
+    (void)state;
+    bl_filter *a = ft_make_filled(BL_LAYOUT_BLOCKED, 5, 100, false);
+    bl_filter *b = ft_make_filled(BL_LAYOUT_BLOCKED, 6, 3000, false);
+    bl_filter *g = NULL;
+    char file[512], link[512], fifo[512], path[512];
+    struct stat st;
+    path_in(file, sizeof file, "target.blf");
+    path_in(link, sizeof link, "link.blf");
+    assert_int_equal(bl_save(a, file), BL_OK);
+    assert_int_equal(symlink("target.blf", link), 0);
+    assert_int_equal(bl_save(b, link), BL_OK);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(bl_load(&g, file), BL_OK); /* the link's old target is untouched */
+    ft_assert_same(a, g);
+    bl_free(g);
+
+    /* Exports: the bytes of bl_export; a refused export leaves the file alone. */
+    bl_filter *s = ft_make_filled(BL_LAYOUT_SBBF, 7, 500, false);
+    size_t size;
+    assert_int_equal(bl_export_size(s, BL_FORMAT_PARQUET, &size), BL_OK);
+    uint8_t *bytes = malloc(size);
+    assert_non_null(bytes);
+    assert_int_equal(bl_export(s, BL_FORMAT_PARQUET, bytes, size, &size), BL_OK);
+    path_in(path, sizeof path, "export.bin");
+    assert_int_equal(bl_export_save(s, BL_FORMAT_PARQUET, path), BL_OK);
+    assert_file_holds(path, bytes, size);
+    assert_int_equal(bl_export_save(a, BL_FORMAT_PARQUET, path), BL_E_UNSUPPORTED);
+    assert_file_holds(path, bytes, size);
+
+    /* A FIFO, and a link to one, are neither replaced nor opened (which would wait for a
+     * reader). */
+    path_in(fifo, sizeof fifo, "fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    path_in(link, sizeof link, "fifo-link");
+    assert_int_equal(symlink("fifo", link), 0);
+    expect_save_fails(a, fifo, EINVAL);
+    expect_save_fails(a, link, EINVAL);
+    errno = 0;
+    assert_int_equal(bl_export_save(s, BL_FORMAT_PARQUET, link), BL_E_IO);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* A directory; a dangling link is replaced like any link. */
+    path_in(path, sizeof path, "sub");
+    assert_int_equal(mkdir(path, 0700), 0);
+    expect_save_fails(a, path, EISDIR);
+    path_in(link, sizeof link, "dangling");
+    assert_int_equal(symlink("nowhere/none.blf", link), 0);
+    assert_int_equal(bl_save(a, link), BL_OK);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(count_files(".tmp"), 0);
+    free(bytes);
+    bl_free(s);
+    bl_free(a);
+    bl_free(b);
+}
+
 /* A full disk, through RLIMIT_FSIZE in a child: the save fails, the old file is intact and the
  * temporary file is gone. */
 static void test_save_disk_full_keeps_old_file(void **state)
@@ -616,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_verify_file_rewritten_under_mapping),
         cmocka_unit_test(test_save_errors),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
+        cmocka_unit_test(test_save_targets),
         cmocka_unit_test(test_kill_during_save),
         cmocka_unit_test(test_map_while_file_written),
         cmocka_unit_test(test_over_2_32_bits),

@@ -32,8 +32,11 @@ void *cli_malloc(size_t n);
 void *cli_realloc(void *p, size_t n);
 /* Read a whole file ("-" = stdin) into a malloc'd buffer. */
 int cli_read_file(const char *path, unsigned char **out, size_t *len);
-/* Write bytes to path atomically (temp file in the same directory, fsync, rename). */
-int cli_write_file_atomic(const char *path, const void *data, size_t len);
+/* True when path names an existing device, FIFO or socket (symlinks followed): an output that
+ * is written into as it stands, not a file that a save replaces. */
+bool cli_is_stream(const char *path);
+/* Write bytes to such an output, or to standard output for "-". */
+int cli_write_stream(const char *path, const void *data, size_t len);
 /* Write all of buf to fd, retrying short writes. */
 int cli_write_all(int fd, const void *buf, size_t len);
 /* Open a filter: mapped read-only (and verified unless told not to) or loaded mutable; info

@@ -52,15 +52,25 @@ int cli_cmd_export(int argc, char **argv)
     bl_info info;
     if (cli_open_filter(path, false, true, &f, &info) != 0)
         return CLI_EXIT_ERROR;
+    /* Standard output, a device or a FIFO is written into; a file is replaced atomically. */
+    const bool stream = strcmp(out, "-") == 0 || cli_is_stream(out);
     size_t size = 0;
-    bl_status st = bl_export_size(f, fmt, &size);
-    int rc = -1;
     unsigned char *buf = NULL;
-    if (st == BL_OK) {
-        buf = cli_malloc(size);
-        st = bl_export(f, fmt, buf, size, &size);
+    bl_status st;
+    errno = 0;
+    if (stream) {
+        st = bl_export_size(f, fmt, &size);
+        if (st == BL_OK) {
+            buf = cli_malloc(size);
+            st = bl_export(f, fmt, buf, size, &size);
+        }
+    } else {
+        st = bl_export_save(f, fmt, out);
     }
-    if (st != BL_OK) {
+    int rc = st == BL_OK ? 0 : -1;
+    if (st == BL_E_IO) {
+        cli_status_error(out, "cannot write", st);
+    } else if (st != BL_OK) {
         if (strcmp(info.layout_name ? info.layout_name : "", layout_for(fmt)) != 0)
             cli_error("%s: cannot export a %s filter as %s: that format holds %s filters "
                       "(build with -l %s)",
@@ -77,12 +87,8 @@ int cli_cmd_export(int argc, char **argv)
                       path, format, info.bytes);
         else
             cli_status_error(path, "cannot export", st);
-    } else if (strcmp(out, "-") == 0) {
-        rc = cli_write_all(STDOUT_FILENO, buf, size);
-        if (rc != 0)
-            cli_error("write error: %s", strerror(errno));
-    } else {
-        rc = cli_write_file_atomic(out, buf, size);
+    } else if (stream) {
+        rc = cli_write_stream(out, buf, size);
     }
     free(buf);
     bl_free(f);

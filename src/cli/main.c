@@ -34,7 +34,8 @@ static const char help_build[] =
     "                       [-t THREADS] [-f FIELD] [-d DELIM] [--seed S] [-q] [INPUT...]\n"
     "\n"
     "Build a filter from newline-delimited keys and write it to FILTER atomically (an\n"
-    "interrupted build never leaves a damaged file). Empty keys are skipped.\n"
+    "interrupted build never leaves a damaged file; a device or FIFO such as /dev/stdout is\n"
+    "written into instead). Empty keys are skipped.\n"
     "\n"
     "  -o, --output FILTER     the filter file to write (required)\n"
     "  -n, --keys N            size for N distinct keys (accepts 10M, 1e7). Without it, regular\n"
@@ -110,7 +111,8 @@ static const char help_intersect[] =
 static const char help_export[] =
     "usage: bloomline export FILTER --format parquet|parquet-raw|guava -o OUT\n"
     "\n"
-    "Write FILTER in a foreign format ('-o -' for standard output):\n"
+    "Write FILTER in a foreign format to OUT, replaced atomically ('-o -', a device or a FIFO\n"
+    "is written into):\n"
     "  parquet       Parquet's BloomFilterHeader (thrift compact) + bitset (sbbf filters)\n"
     "  parquet-raw   the bitset alone (sbbf filters)\n"
     "  guava         Guava's BloomFilter.writeTo stream (classic filters)\n";

@@ -149,47 +149,26 @@ int cli_read_file(const char *path, unsigned char **out, size_t *len)
     return 0;
 }
 
-int cli_write_file_atomic(const char *path, const void *data, size_t len)
+bool cli_is_stream(const char *path)
 {
-    /* The temporary file lives beside the target so that rename() is atomic. */
-    const size_t plen = strlen(path);
-    char *tmp = cli_malloc(plen + 16);
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+int cli_write_stream(const char *path, const void *data, size_t len)
+{
+    const bool is_stdout = strcmp(path, "-") == 0;
+    int fd = is_stdout ? STDOUT_FILENO : open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
-        cli_error("%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
+        cli_error("%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    /* Replacing a file keeps its permissions (as bl_save does): a private file stays private. */
-    struct stat old;
-    const mode_t mode = stat(path, &old) == 0 && S_ISREG(old.st_mode) ? old.st_mode & 07777
-                                                                     : 0666 & ~mask;
-    if (fchmod(fd, mode) != 0 || cli_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        cli_error("%s: write error: %s", path, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        cli_error("%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    /* Make the rename itself durable. */
-    char *dir = dirname(tmp);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
-    free(tmp);
-    return 0;
+    int rc = cli_write_all(fd, data, len);
+    if (!is_stdout && close(fd) != 0)
+        rc = -1;
+    if (rc != 0)
+        cli_error("%s: write error: %s", is_stdout ? "standard output" : path, strerror(errno));
+    return rc;
 }
 
 int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
@@ -230,6 +209,18 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
 
 int cli_save_filter(const bl_filter *f, const char *path)
 {
+    if (cli_is_stream(path)) { /* bl_save replaces files only */
+        size_t size = 0;
+        bl_status s = bl_serialized_size(f, &size);
+        unsigned char *buf = s == BL_OK ? cli_malloc(size) : NULL;
+        if (s == BL_OK)
+            s = bl_serialize(f, buf, size, &size);
+        int rc = s == BL_OK ? cli_write_stream(path, buf, size) : -1;
+        if (s != BL_OK)
+            cli_status_error(path, "cannot save filter", s);
+        free(buf);
+        return rc;
+    }
     errno = 0;
     bl_status s = bl_save(f, path);
     if (s != BL_OK) {

@@ -340,6 +340,30 @@ expect_status "add to a private filter" 0 "$B" add private.blf part1.txt
 check "add keeps the filter's mode" test "$(stat -c %a private.blf)" = 600
 expect_status "export to stdout" 0 "$B" export cl.blf --format guava -o -
 check "export to stdout: same bytes" cmp -s out cl.guava
+# A FIFO or a device is written into as it stands, directly or behind a link (/dev/stdout is one);
+# renaming over them had made plain files of them (/dev/null itself, for root).
+mkfifo out.fifo
+timeout 20 cat out.fifo > from.fifo & reader=$! # bounded: a missing writer must not hang the suite
+expect_status "build into a FIFO" 0 "$B" build -o out.fifo pos.txt
+wait "$reader"
+check "build into a FIFO: still a FIFO" test -p out.fifo
+check "build into a FIFO: the filter's bytes" cmp -s from.fifo f.blf
+timeout 20 cat out.fifo > from.fifo & reader=$!
+expect_status "export into a FIFO" 0 "$B" export cl.blf --format guava -o out.fifo
+wait "$reader"
+check "export into a FIFO: the exported bytes" cmp -s from.fifo cl.guava
+ln -s out.fifo fifo.link
+timeout 20 cat out.fifo > from.fifo & reader=$!
+expect_status "build into a link to a FIFO" 0 "$B" build -o fifo.link pos.txt
+wait "$reader"
+check "build into a link to a FIFO: still a link" test -L fifo.link
+check "build into a link to a FIFO: the filter's bytes" cmp -s from.fifo f.blf
+if mknod null.dev c 1 3 2>/dev/null; then # a private /dev/null (root only)
+    expect_status "build into a device" 0 "$B" build -o null.dev pos.txt
+    check "build into a device: still a device" test -c null.dev
+    expect_status "export into a device" 0 "$B" export cl.blf --format guava -o null.dev
+    check "export into a device: still a device" test -c null.dev
+fi
 expect_error "export blocked as parquet" "sbbf" "$B" export f.blf --format parquet -o x.bin
 expect_error "export classic as parquet" "sbbf" "$B" export cl.blf --format parquet -o x.bin
 expect_error "export sbbf as guava" "classic" "$B" export pq.blf --format guava -o x.bin

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* Replacing a file atomically, for bl_save and bl_export_save: the new bytes go to a temporary
+ * beside the target, synced, then renamed over it, so a reader sees the old file or the new one,
+ * never a torn one, and a failed save leaves the old file as it was. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n < ((size_t)1 << 30) ? n : ((size_t)1 << 30), (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return true;
+}
+
+/* Whether a save may rename over path: nothing there, a regular file, or a symlink to one or to
+ * nothing (replaced, not followed: following it would let a link planted in a shared directory
+ * steer the rename onto any file, past the kernel's checks on opening through links). Anything
+ * else, itself or behind a link, is refused (errno EISDIR or EINVAL) and left alone: renaming
+ * over it turned a device or a FIFO into a plain file (/dev/null, /dev/stdout for root). */
+static bool replaceable(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
+        return true; /* a dangling link, or a loop of links */
+    if (S_ISREG(st.st_mode))
+        return true;
+    errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    return false;
+}
+
+/* fsync the directory holding path, so that the rename itself is durable. */
+static bool sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash == NULL ? strdup(".")
+                              : strndup(path, slash == path ? 1 : (size_t)(slash - path));
+    if (dir == NULL)
+        return false;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return false;
+    bool ok = fsync(fd) == 0;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return ok;
+}
+
+/* A temporary beside target (same file system, so rename() is atomic), created exclusively. */
+static int create_temporary(const char *target, char *tmp, size_t cap)
+{
+    static unsigned counter;
+    int fd = -1;
+    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        unsigned c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+        snprintf(tmp, cap, "%s.%ld.%u.tmp", target, (long)getpid(), c);
+        /* 0666 filtered by the umask, like any new file. */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    return fd;
+}
+
+bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ctx)
+{
+    if (path == NULL || *path == '\0')
+        return BL_E_INVALID;
+    if (!replaceable(path))
+        return BL_E_IO;
+    const size_t tmp_cap = strlen(path) + 64;
+    char *tmp = malloc(tmp_cap);
+    if (tmp == NULL)
+        return BL_E_NOMEM;
+    int fd = create_temporary(path, tmp, tmp_cap);
+    if (fd < 0) {
+        free(tmp);
+        return BL_E_IO;
+    }
+    /* Replacing a file keeps its permissions: a private file stays private. */
+    struct stat old;
+    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
+        (void)fchmod(fd, old.st_mode & 07777);
+    bl_status st = write(fd, ctx);
+    if (st == BL_OK && fsync(fd) != 0)
+        st = BL_E_IO;
+    int e = errno;
+    if (close(fd) != 0 && st == BL_OK) {
+        st = BL_E_IO;
+        e = errno;
+    }
+    if (st == BL_OK && rename(tmp, path) != 0) {
+        st = BL_E_IO;
+        e = errno;
+    }
+    if (st != BL_OK) {
+        (void)unlink(tmp); /* the old file, if any, is untouched */
+    } else if (!sync_dir(path)) {
+        st = BL_E_IO;
+        e = errno;
+    }
+    free(tmp);
+    errno = e;
+    return st;
+}
