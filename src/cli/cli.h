@@ -30,8 +30,17 @@ void cli_status_error(const char *file, const char *what, bl_status st);
 int cli_flush_stdout(void);
 void *cli_malloc(size_t n);
 void *cli_realloc(void *p, size_t n);
-/* Read a whole file ("-" = stdin) into a malloc'd buffer. */
-int cli_read_file(const char *path, unsigned char **out, size_t *len);
+/* Asked once the first CLI_READ_PROBE bytes of an input are in (or all of a shorter one): the
+ * most bytes the input may hold given them (a header may say), or 0 when they already show it
+ * is bad (then reading stops there). */
+#define CLI_READ_PROBE ((size_t)1 << 16)
+typedef uint64_t (*cli_read_probe)(const unsigned char *prefix, size_t n, const void *ctx);
+/* Read a whole file ("-" = stdin) into a malloc'd buffer. An input longer than max bytes (or
+ * than the probe allows) is refused when it passes that, not read to its end (returns -1 after
+ * a message naming `what`); one the probe (may be NULL) finds bad returns 1, with what was read
+ * in *out and *len. */
+int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_probe probe,
+                  const void *ctx, unsigned char **out, size_t *len);
 /* True when path names an existing device, FIFO or socket (symlinks followed): an output that
  * is written into as it stands, not a file that a save replaces. */
 bool cli_is_stream(const char *path);

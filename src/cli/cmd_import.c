@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,41 @@ static const struct option import_longopts[] = {{"format", required_argument, NU
                                                 {"output", required_argument, NULL, 'o'},
                                                 {"help", no_argument, NULL, 'h'},
                                                 {NULL, 0, NULL, 0}};
+
+/* The longest input a format can hold: a longer one (say /dev/zero) is refused as it passes
+ * this, where it was read until memory ran out. */
+static uint64_t max_input(bl_foreign_format fmt)
+{
+    const uint64_t bitset = UINT64_C(128) << 20; /* Parquet's largest */
+    switch (fmt) {
+    case BL_FORMAT_PARQUET_RAW: return bitset;
+    case BL_FORMAT_PARQUET: return bitset + 4096; /* its thrift header takes tens of bytes */
+    case BL_FORMAT_GUAVA: return 6 + UINT64_C(8) * INT32_MAX; /* strategy, k, count, words */
+    }
+    return 0;
+}
+
+/* A Parquet or Guava input whose first bytes are refused for anything but being short is bad
+ * whatever follows (0): its header is wrong. A Guava header also says how long the stream is
+ * (words of 8 bytes after 6 header bytes), so a longer one is refused as it passes that. A raw
+ * bitset has no header: any prefix may be short. */
+static uint64_t input_limit(const unsigned char *prefix, size_t n, const void *ctx)
+{
+    const bl_foreign_format fmt = *(const bl_foreign_format *)ctx;
+    if (fmt == BL_FORMAT_PARQUET_RAW)
+        return max_input(fmt);
+    bl_filter *f = NULL;
+    const bl_status st = bl_import(&f, fmt, prefix, n);
+    bl_free(f);
+    if (st != BL_OK && st != BL_E_TRUNCATED && st != BL_E_NOMEM)
+        return 0;
+    if (fmt == BL_FORMAT_GUAVA && n >= 6) {
+        const uint32_t words = (uint32_t)prefix[2] << 24 | (uint32_t)prefix[3] << 16 |
+                               (uint32_t)prefix[4] << 8 | prefix[5];
+        return 6 + UINT64_C(8) * words;
+    }
+    return max_input(fmt);
+}
 
 int cli_cmd_import(int argc, char **argv)
 {
@@ -34,7 +70,7 @@ int cli_cmd_import(int argc, char **argv)
     const char *in = argv[optind];
     unsigned char *buf;
     size_t len;
-    if (cli_read_file(in, &buf, &len) != 0)
+    if (cli_read_file(in, max_input(fmt), format, input_limit, &fmt, &buf, &len) < 0)
         return CLI_EXIT_ERROR;
     bl_filter *f = NULL;
     bl_status st = bl_import(&f, fmt, buf, len);

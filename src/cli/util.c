@@ -105,7 +105,8 @@ int cli_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-int cli_read_file(const char *path, unsigned char **out, size_t *len)
+int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_probe probe,
+                  const void *ctx, unsigned char **out, size_t *len)
 {
     const bool is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -114,39 +115,64 @@ int cli_read_file(const char *path, unsigned char **out, size_t *len)
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int rc = 0;
+    if (fstat(fd, &st) != 0) {
+        cli_error("%s: %s", cli_input_name(path), strerror(errno));
+        rc = -1;
+    } else if (S_ISDIR(st.st_mode)) {
         cli_error("%s: is a directory", path);
-        if (!is_stdin)
-            close(fd);
-        return -1;
+        rc = -1;
+    } else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+        rc = -2;
     }
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1u << 16;
-    size_t n = 0;
-    unsigned char *buf = cli_malloc(cap);
-    for (;;) {
+    size_t cap = 1u << 16, n = 0;
+    if (rc == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        cap = (size_t)st.st_size + 1;
+    unsigned char *buf = rc == 0 ? cli_malloc(cap) : NULL;
+    bool probed = probe == NULL;
+    while (rc == 0) {
         if (n == cap) {
             cap *= 2;
             buf = cli_realloc(buf, cap);
         }
         ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
             cli_error("%s: read error: %s", cli_input_name(path), strerror(errno));
-            free(buf);
-            if (!is_stdin)
-                close(fd);
-            return -1;
+            rc = -1;
+            break;
+        }
+        n += (size_t)r;
+        if (n > max) {
+            rc = -2;
+            break;
+        }
+        if (!probed && (r == 0 || n >= CLI_READ_PROBE)) {
+            probed = true;
+            const uint64_t most = probe(buf, n, ctx);
+            if (most == 0) {
+                rc = 1;
+                break;
+            }
+            if (most < max && n <= most)
+                max = most;
         }
         if (r == 0)
             break;
-        n += (size_t)r;
     }
+    if (rc == -2)
+        cli_error("%s: larger than any %s filter (at most %llu bytes)", cli_input_name(path),
+                  what, (unsigned long long)max);
     if (!is_stdin)
         close(fd);
+    if (rc < 0) {
+        free(buf);
+        return -1;
+    }
     *out = buf;
     *len = n;
-    return 0;
+    return rc;
 }
 
 bool cli_is_stream(const char *path)

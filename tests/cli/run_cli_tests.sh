@@ -388,6 +388,20 @@ expect_error "import guava strategy 0" "MURMUR128_MITZ_32" "$B" import --format 
 check "guava strategy 0: no kernel talk" test -z "$(grep kernel err)"
 head -c 1000 pq.raw > raw1000.bin
 expect_error "import a 1000-byte parquet-raw bitset" "a 1000-byte bitset" "$B" import --format parquet-raw raw1000.bin -o x.blf
+# Endless inputs stop at a bad header or at the longest input the format (or its header) allows;
+# they were read until memory ran out. Bounded here so that a regression fails, not exhausts.
+if (ulimit -v 4000000; "$B" --version) > /dev/null 2>&1; then
+    endless() { (ulimit -v 4000000; timeout 30 "$@"); }
+else # a sanitizer build reserves more address space than that: cap its resident memory instead
+    endless() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=4000" timeout 30 "$@"; }
+fi
+expect_error "import /dev/zero as parquet" "not a valid parquet" endless "$B" import --format parquet /dev/zero -o x.blf
+expect_error "import /dev/zero as guava" "strategy 0" endless "$B" import --format guava /dev/zero -o x.blf
+expect_error "import /dev/zero as parquet-raw" "larger than any parquet-raw filter" \
+    endless "$B" import --format parquet-raw /dev/zero -o x.blf
+# A Guava header for 4096 words, then zeros without end.
+(printf '\001\007\000\000\020\000'; cat /dev/zero 2>/dev/null) | endless "$B" import --format guava - -o x.blf > out 2> err
+check "import an endless guava stream: refused" test $? -eq 2
 head -c 20 pq.bin > trunc.bin
 expect_error "import truncated parquet" "trunc.bin" "$B" import --format parquet trunc.bin -o x.blf
 check "failed import writes nothing" test ! -e x.blf
