@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -171,6 +172,31 @@ static void hold_closed_std_fds(void)
     }
 }
 
+/* Every command makes or opens a filter, and a bad BLOOMLINE_KERNEL fails that with a status
+ * that reads as a bad file ("not a valid guava filter: unsupported: unknown kernel, ..."): say
+ * once, before anything is read, what is wrong with the variable. */
+static int check_kernel_variable(void)
+{
+    if (bl_kernel_name() != NULL)
+        return 0;
+    const char *name = getenv("BLOOMLINE_KERNEL");
+    char runs[128] = "", known[128] = "";
+    bool exists = false;
+    for (size_t i = 0; bl_kernel_at(i) != NULL; i++) {
+        const char *k = bl_kernel_at(i);
+        exists = exists || strcmp(k, name ? name : "") == 0;
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", k);
+        if (bl_kernel_supported(k))
+            snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%s", *runs ? ", " : "", k);
+    }
+    if (exists)
+        cli_error("BLOOMLINE_KERNEL=%s: this CPU cannot run that kernel (it runs: %s)", name, runs);
+    else
+        cli_error("BLOOMLINE_KERNEL=%s: no such kernel (this build has: %s)", name ? name : "",
+                  known);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     hold_closed_std_fds();
@@ -202,6 +228,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++) {
         if (commands[i].fn != NULL && strcmp(commands[i].name, cmd) == 0) {
             cli_cmd = commands[i].name;
+            if (check_kernel_variable() != 0)
+                return CLI_EXIT_ERROR;
             return commands[i].fn(argc - 1, argv + 1);
         }
     }

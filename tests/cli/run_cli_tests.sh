@@ -447,6 +447,10 @@ expect_error "bad -f" "-f" "$B" query -f 0 f.blf pos.txt
 expect_error "bad -d" "-d" "$B" query -f 1 -d ab f.blf pos.txt
 expect_error "-d without -f" "-d needs -f" "$B" query -d , f.blf pos.txt
 expect_error "unknown layout" "unknown layout 'bogus'" "$B" build -l bogus -o x.blf pos.txt
+# A bad BLOOMLINE_KERNEL is named as such, not taken for a bad input file.
+expect_error "BLOOMLINE_KERNEL unknown" "BLOOMLINE_KERNEL=bogus: no such kernel" \
+    env BLOOMLINE_KERNEL=bogus "$B" import --format guava cl.guava -o x.blf
+check "BLOOMLINE_KERNEL unknown: the file is not blamed" test "$(grep -c 'not a valid' err)" = 0
 expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
 expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
 expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
