@@ -224,7 +224,13 @@ BL_API double bl_expected_fpp(bl_layout layout, uint64_t bits, unsigned k, uint6
 
 /* True when a and b have the same layout, geometry, k, hash scheme and seed. */
 BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
-/* dst |= src (union) or dst &= src (intersection); BL_E_MISMATCH unless identities are equal. */
+/* dst |= src (union) or dst &= src (intersection); BL_E_MISMATCH unless identities are equal.
+ * A union answers yes for every key either held; an intersection for every key both held.
+ * Counting filters add their counters (saturating) or take the smaller. keys_added becomes the
+ * sum or the smaller: a count of insertions, so a filter united with itself counts its keys
+ * twice. Scalable filters unite stage by stage (intersection: BL_E_UNSUPPORTED, as a common key
+ * may sit in different stages): stage i then holds both chains' stage-i keys, and the union's
+ * rate can exceed the design rate (bl_get_info's current_fpp says what it is). */
 BL_API bl_status bl_union(bl_filter *dst, const bl_filter *src);
 BL_API bl_status bl_intersect(bl_filter *dst, const bl_filter *src);
 
