@@ -145,6 +145,14 @@ static inline void bl_count_keys(bl_filter *f, uint64_t n)
         f->keys_added += n;
 }
 
+/* keys_added of a union: the sum, held at UINT64_MAX rather than wrapping to a small count (a
+ * count loaded from a file may be anything, and a filter may be united with itself). */
+static inline uint64_t bl_keys_sum(uint64_t a, uint64_t b)
+{
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
 /* ---- Files (save_file.c) --------------------------------------------------------------------- */
 
 bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off);

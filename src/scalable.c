@@ -299,7 +299,7 @@ bl_status bl_scalable_merge(bl_filter *dst, const bl_filter *src, bool intersect
     for (size_t i = 0; i < extra; i++)
         dst->stages[dst->nstages++] = copies[i];
     free(copies);
-    dst->keys_added += src->keys_added;
+    dst->keys_added = bl_keys_sum(dst->keys_added, src->keys_added);
     dst->keys_known = dst->keys_known && src->keys_known;
     return st;
 }

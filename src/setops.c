@@ -40,7 +40,7 @@ static bl_status merge(bl_filter *dst, const bl_filter *src, bool intersect)
     if (intersect)
         dst->keys_added = dst->keys_added < src->keys_added ? dst->keys_added : src->keys_added;
     else
-        dst->keys_added += src->keys_added;
+        dst->keys_added = bl_keys_sum(dst->keys_added, src->keys_added);
     dst->keys_known = dst->keys_known && src->keys_known;
     return BL_OK;
 }

@@ -251,6 +251,27 @@ static void *add_thread(void *arg)
     return NULL;
 }
 
+/* A union's key count is a sum held at UINT64_MAX: a count near 2^64 (a file may say anything)
+ * wrapped to a handful of keys. Blocked and scalable filters alike. */
+static void test_union_count_saturates(void **state)
+{
+    (void)state;
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SCALABLE};
+    for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
+        bl_filter *a = tu_create(layouts[l], 1000, 0.01, NULL);
+        bl_filter *b = tu_create(layouts[l], 1000, 0.01, NULL);
+        const uint64_t keys[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        assert_int_equal(bl_add_u64_batch(b, keys, 10), BL_OK);
+        a->keys_added = UINT64_MAX - 5;
+        assert_int_equal(bl_union(a, b), BL_OK);
+        bl_info info;
+        assert_int_equal(bl_get_info(a, &info), BL_OK);
+        assert_true(info.keys_added == UINT64_MAX);
+        bl_free(a);
+        bl_free(b);
+    }
+}
+
 static void test_concurrent_insert(void **state)
 {
     (void)state;
@@ -517,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_set_operations),
         cmocka_unit_test(test_concurrent_insert),
         cmocka_unit_test(test_over_4g_bits),
+        cmocka_unit_test(test_union_count_saturates),
         cmocka_unit_test(test_invalid_parameters),
         cmocka_unit_test(test_hash_invalid),
         cmocka_unit_test(test_estimates),
