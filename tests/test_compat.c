@@ -2,8 +2,11 @@
 /* Compatibility formats: Parquet split-block filters (thrift header + bitset) and Guava streams. */
 #include "test_util.h"
 
+#include "format_test.h"
 #include "internal.h"
 #include "thrift_compact.h"
+/* The bl_import fuzz target: its seeds and regressions are replayed through exactly its checks. */
+#include "fuzz/fuzz_import.c"
 
 /* Written by parquet-java (a copy of ../shared/interop/parquet-java-bloom_filter.xxhash.bin):
  * the 16-byte BloomFilterHeader, then the 1024-byte bitset holding the four keys below. */
@@ -687,6 +690,33 @@ static void test_guava_malformed(void **state)
     }
 }
 
+/* ---- Fuzz corpus and regressions of bl_import ------------------------------------------------ */
+
+static void replay_import(const char *path, const uint8_t *buf, size_t len)
+{
+    (void)path;
+    (void)LLVMFuzzerTestOneInput(buf, len); /* traps on any violation */
+}
+
+/* A seed is a filter its format accepts, so that mutations start past the validation. */
+static void replay_import_seed(const char *path, const uint8_t *buf, size_t len)
+{
+    bl_filter *f = NULL;
+    if (len == 0 || bl_import(&f, fuzz_import_format(buf[0]), buf + 1, len - 1) != BL_OK)
+        fail_msg("%s: not an input bl_import accepts", path);
+    bl_free(f);
+    replay_import(path, buf, len);
+}
+
+static void test_fuzz_import_corpus_and_regressions(void **state)
+{
+    (void)state;
+    size_t n = ft_replay_dir("fuzz/corpus-import", replay_import_seed);
+    assert_true(n >= 4);
+    n += ft_replay_dir("fuzz/regressions-import", replay_import);
+    printf("# replayed %zu import fuzz inputs\n", n);
+}
+
 int main(void)
 {
     g_seed = tu_seed("test_compat");
@@ -705,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_guava_roundtrip),
         cmocka_unit_test(test_guava_export_refusals),
         cmocka_unit_test(test_guava_malformed),
+        cmocka_unit_test(test_fuzz_import_corpus_and_regressions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

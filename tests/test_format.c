@@ -2,7 +2,6 @@
 /* Native format in memory: round trips for every layout, every corruption class, golden files. */
 #include "test_util.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <sys/stat.h>
 
@@ -37,6 +36,22 @@ static bl_status deserialize_exact(const uint8_t *src, size_t len, bl_filter **o
     free(copy);
     if (st != BL_OK)
         assert_null(*out);
+    return st;
+}
+
+/* Deserialize as deserialize_exact; an accepted input must serialize back to the same bytes. */
+static bl_status deserialize_canonical(const uint8_t *buf, size_t len)
+{
+    bl_filter *g = NULL;
+    bl_status st = deserialize_exact(buf, len, &g);
+    if (st == BL_OK) {
+        size_t len2;
+        uint8_t *again = serialize(g, &len2);
+        assert_int_equal(len2, len);
+        assert_memory_equal(again, buf, len);
+        free(again);
+        ft_free(g);
+    }
     return st;
 }
 
@@ -472,15 +487,8 @@ static void test_random_mutations(void **state)
             size_t cut = (tu_next(&rng) % 8 == 0) ? (size_t)(tu_next(&rng) % len) : len;
             if (tu_next(&rng) & 1)
                 refix(buf, cut);
-            bl_filter *g = NULL;
-            bl_status st = deserialize_exact(buf, cut, &g);
+            bl_status st = deserialize_canonical(buf, cut);
             if (st == BL_OK) {
-                size_t len2;
-                uint8_t *again = serialize(g, &len2);
-                assert_int_equal(len2, cut);
-                assert_memory_equal(again, buf, cut);
-                free(again);
-                ft_free(g);
                 accepted++;
             } else {
                 assert_true(st >= BL_E_TRUNCATED && st <= BL_E_PAYLOAD_CHECKSUM);
@@ -553,49 +561,19 @@ static void test_golden_files_aarch64(void **state)
 
 /* ---- Fuzz corpus and regressions --------------------------------------------------------------- */
 
-static size_t replay_dir(const char *dir)
+static void replay_one(const char *path, const uint8_t *buf, size_t len)
 {
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return 0;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t len = 0;
-        uint8_t *buf = ft_read_file(path, &len);
-        if (buf == NULL)
-            continue;
-        bl_filter *g = NULL;
-        bl_status st = deserialize_exact(buf, len, &g);
-        if (st == BL_OK) {
-            /* What the fuzz target does with an accepted input. */
-            size_t len2;
-            uint8_t *again = serialize(g, &len2);
-            assert_int_equal(len2, len);
-            assert_memory_equal(again, buf, len);
-            free(again);
-            ft_free(g);
-        }
-        printf("# replaying %s\n", path);
-        fflush(stdout);
-        (void)LLVMFuzzerTestOneInput(buf, len); /* traps on any violation */
-        free(buf);
-        n++;
-    }
-    closedir(d);
-    return n;
+    (void)path;
+    (void)deserialize_canonical(buf, len); /* what the fuzz target does with an accepted input */
+    (void)LLVMFuzzerTestOneInput(buf, len); /* traps on any violation */
 }
 
 static void test_fuzz_corpus_and_regressions(void **state)
 {
     (void)state;
-    size_t n = replay_dir("fuzz/corpus");
+    size_t n = ft_replay_dir("fuzz/corpus", replay_one);
     assert_true(n >= 5);
-    n += replay_dir("fuzz/regressions");
+    n += ft_replay_dir("fuzz/regressions", replay_one);
     printf("# replayed %zu fuzz inputs\n", n);
 }
 
