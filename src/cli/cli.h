@@ -139,6 +139,7 @@ typedef struct cli_reader {
     bool peek;       /* leave standard input where it was (the line count before a build) */
     int errors;      /* atomic */
     bool *refused;   /* per input: could not be opened (no count line for it, as grep) */
+    bool shrank;     /* atomic: an input was truncated while being read (reported) */
     char *carry;
     size_t carry_len, carry_cap;
     uint64_t bytes;
@@ -153,6 +154,9 @@ int cli_reader_next(cli_reader *r, cli_chunk *c);
  * chunk may then be empty), or -1 on a read error that must stop the run (reported). */
 int cli_chunk_load(cli_reader *r, cli_chunk *c);
 void cli_chunk_release(cli_chunk *c);
+/* After a chunk is processed, in the same thread: -1 (reported) if its file shrank while it was
+ * read, so that the chunk read zeros where the file had been and must be discarded; else 0. */
+int cli_chunk_check(cli_reader *r, const cli_chunk *c);
 const char *cli_input_name(const char *path);
 /* The INPUT operands argv[first..argc), or "-" (standard input) when there are none. */
 char *const *cli_inputs(int argc, char **argv, int first, size_t *n);

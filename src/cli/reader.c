@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,40 @@ const char *cli_input_name(const char *path)
     return strcmp(path, "-") == 0 ? "(standard input)" : path;
 }
 
+/* A file truncated while it is read (logrotate's copytruncate) leaves the chunk mapped from it
+ * past its new end, and reading there raises SIGBUS: the run died mid-output with a status that
+ * read as "nothing selected". The handler puts a zero page where the file was, so that the access
+ * completes, and notes it; the worker then discards the chunk (cli_chunk_check). A SIGBUS
+ * anywhere else keeps its default action. */
+static _Thread_local const char *map_lo, *map_hi; /* this thread's chunk mapping, if any */
+static _Thread_local volatile sig_atomic_t map_lost;
+static long page_bytes;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+    (void)uctx;
+    const char *a = si->si_addr;
+    if (map_lo != NULL && a >= map_lo && a < map_hi) {
+        void *pg = (void *)((uintptr_t)a - (uintptr_t)a % (uintptr_t)page_bytes);
+        if (mmap(pg, (size_t)page_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                 0) != MAP_FAILED) {
+            map_lost = 1;
+            return;
+        }
+    }
+    signal(sig, SIG_DFL); /* the access is repeated on return, and now ends the process */
+}
+
 void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going)
 {
+    page_bytes = sysconf(_SC_PAGESIZE);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGBUS, &sa, NULL);
+
     memset(r, 0, sizeof *r);
     r->paths = paths;
     r->npaths = npaths;
@@ -264,6 +297,7 @@ static ssize_t pread_full(int fd, char *buf, size_t n, uint64_t off)
 
 void cli_chunk_release(cli_chunk *c)
 {
+    map_lo = map_hi = NULL;
     if (c->map != NULL)
         munmap(c->map, c->map_len);
     c->map = NULL;
@@ -275,10 +309,10 @@ void cli_chunk_release(cli_chunk *c)
 /* Bytes [from, from + want) of f, fewer only at its end: mapped when possible, since copying
  * from the page cache was a quarter of the CPU time of a build; each worker maps only its
  * current chunk, so the resident memory stays a few MiB whatever the file size. (A file
- * truncated while being read would fault, as with any reader that maps; grep -r accepts the same
- * for its mmap mode.) NULL on a read error. */
+ * truncated while being read faults past its new end: see on_sigbus.) NULL on a read error. */
 static const char *fetch(cli_chunk *c, const cli_file *f, uint64_t from, size_t want, size_t *got)
 {
+    map_lo = map_hi = NULL;
     if (c->map != NULL) {
         munmap(c->map, c->map_len);
         c->map = NULL;
@@ -298,6 +332,8 @@ static const char *fetch(cli_chunk *c, const cli_file *f, uint64_t from, size_t 
         if (m != MAP_FAILED) {
             c->map = m;
             c->map_len = len;
+            map_lo = m;
+            map_hi = (const char *)m + len;
             return (const char *)m + (from - base);
         }
     }
@@ -315,6 +351,7 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
     if (f == NULL)
         return 0;
     c->src = NULL;
+    map_lost = 0;
     /* The chunk owns the lines that start in [off, end). One byte before off tells whether a
      * line starts at off; bytes past end hold the rest of the last line. */
     const uint64_t from = c->first ? c->off : c->off - 1;
@@ -354,6 +391,18 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
     }
     file_release(f);
     return 0;
+}
+
+int cli_chunk_check(cli_reader *r, const cli_chunk *c)
+{
+    if (!map_lost)
+        return 0;
+    map_lost = 0;
+    /* Later chunks of the file are past its end too: one message is enough. */
+    if (!__atomic_exchange_n(&r->shrank, true, __ATOMIC_ACQ_REL))
+        cli_error("%s: file shrank while being read", cli_input_name(r->paths[c->file]));
+    __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+    return -1;
 }
 
 uint64_t cli_inputs_size(char *const *paths, size_t npaths)

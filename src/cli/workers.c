@@ -125,7 +125,8 @@ static void *worker_main(void *arg)
             break;
         if (cli_chunk_load(job->reader, &c) != 0)
             set_stop(pl);
-        else if (job->process(job->ctx, wa->id, &c) != 0)
+        else if (job->process(job->ctx, wa->id, &c) != 0 ||
+                 cli_chunk_check(job->reader, &c) != 0)
             set_stop(pl);
         if (job->commit != NULL) {
             pthread_mutex_lock(&pl->order_lock);

@@ -417,6 +417,15 @@ check "query -c per input lines" test "$(cat out)" = "$(printf 'pos.txt:20000\nn
 printf 'x\n' | "$B" query -c tight.blf - neg.txt > out
 check "query -c names stdin as grep does" test "$(head -1 out)" = "(standard input):0"
 expect_error "directory input" "is a directory" "$B" query f.blf "$T"
+# An input truncated while it is read (logrotate's copytruncate): its chunks are mapped, and a
+# mapping past the new end faults. The reader of the output truncates the file once the first
+# chunk's lines arrive, while bloomline waits to write them; the next chunk is then past the end.
+seq 1 1000000 > shrink.txt
+"$B" build -o shrink.blf shrink.txt
+"$B" query -t 1 shrink.blf shrink.txt 2> err | { head -c 1 > /dev/null; : > shrink.txt; cat > /dev/null; }
+st=${PIPESTATUS[0]}
+check "input truncated while read: status 2, not a crash (got $st)" test "$st" -eq 2
+check "input truncated while read: named" grep -q "shrink.txt: .*shrank" err
 expect_error "missing filter" "nofilter.blf" "$B" query nofilter.blf pos.txt
 expect_error "directory filter" "is a directory" "$B" query "$T" pos.txt
 if [ "$(id -u)" -ne 0 ]; then
