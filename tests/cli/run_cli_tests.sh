@@ -265,6 +265,11 @@ check "add == build of all" cmp -s add.blf two.blf
 "$B" build -n 100 -o small.blf part1.txt 2> /dev/null
 expect_status "add past capacity" 0 "$B" add small.blf part2.txt
 check "add past capacity warns" grep -q "past the designed capacity" err
+# Keys added again set no new bit: 40000 adds of 20000 distinct keys are within a design for
+# 30000, and no warning says the rate rose.
+"$B" build -n 30000 -o again.blf pos.txt
+expect_status "add the same keys again" 0 "$B" add again.blf pos.txt
+check "add of the same keys: no capacity warning" test ! -s err
 printf '1\tk1\n2\tk2\n' | "$B" add -f 2 add.blf 2> /dev/null
 printf 'k1\nk2\n' | "$B" query -c add.blf > out
 check "add -f from stdin" test "$(cat out)" = 2
