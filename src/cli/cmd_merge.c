@@ -65,8 +65,16 @@ int cli_cmd_merge(int argc, char **argv)
             break;
         }
         bl_status st = intersect ? bl_intersect(acc, g) : bl_union(acc, g);
+        bl_info gi;
         if (st == BL_E_MISMATCH) {
             explain_mismatch(first, acc, argv[i], g);
+            rc = -1;
+        } else if (st == BL_E_UNSUPPORTED && intersect && bl_get_info(g, &gi) == BL_OK &&
+                   gi.layout == BL_LAYOUT_SCALABLE) {
+            /* bl_strerror's text for this status is about kernels and CPUs: name the layout. */
+            cli_error("%s: scalable filters cannot be intersected (their stages fill in the "
+                      "order keys came; merge them, or build a fixed-size layout with -n)",
+                      argv[i]);
             rc = -1;
         } else if (st != BL_OK) {
             cli_status_error(argv[i], intersect ? "cannot intersect" : "cannot merge", st);

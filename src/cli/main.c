@@ -107,7 +107,8 @@ static const char help_intersect[] =
     "usage: bloomline intersect -o OUT FILTER FILTER...\n"
     "\n"
     "Write the bitwise intersection of filters of identical identity to OUT: it answers yes\n"
-    "for every key added to all of them (and possibly others).\n";
+    "for every key added to all of them (and possibly others). Scalable filters cannot be\n"
+    "intersected.\n";
 
 static const char help_export[] =
     "usage: bloomline export FILTER --format parquet|parquet-raw|guava -o OUT\n"

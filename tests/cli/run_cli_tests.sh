@@ -308,6 +308,11 @@ check "merge mismatch writes nothing" test ! -e bad.blf
 "$B" build -n 20000 -p 1e-6 --seed 7 -o seed7.blf part1.txt
 expect_error "merge seed mismatch" "seed" "$B" merge -o bad.blf m1.blf seed7.blf
 expect_error "merge needs two" "at least two" "$B" merge -o bad.blf m1.blf
+# Scalable filters have no intersection: say so, not bl_strerror's text about kernels and CPUs.
+"$B" build -l scalable -o sc.blf part1.txt
+expect_error "intersect scalable" "scalable filters cannot be intersected" \
+    "$B" intersect -o bad.blf sc.blf sc.blf
+check "intersect scalable: no kernel blamed" test "$(grep -c kernel err)" = 0
 expect_error "merge needs -o" "-o OUT" "$B" merge m1.blf m2.blf
 
 # ---- export and import -----------------------------------------------------------------------------
