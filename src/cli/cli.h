@@ -140,6 +140,7 @@ typedef struct cli_reader {
     int errors;      /* atomic */
     bool *refused;   /* per input: could not be opened (no count line for it, as grep) */
     bool shrank;     /* atomic: an input was truncated while being read (reported) */
+    int wake[2];     /* a pipe: a byte in it ends a wait for a stream's input (cli_reader_stop) */
     char *carry;
     size_t carry_len, carry_cap;
     uint64_t bytes;
@@ -150,6 +151,9 @@ void cli_reader_free(cli_reader *r);
 /* Under the lock: the next chunk, either read (streams) or to load (regular files). 1: a
  * chunk, 0: no more input, -1: a fatal input error (already reported). */
 int cli_reader_next(cli_reader *r, cli_chunk *c);
+/* From any thread, without the lock: the run is stopping, and a cli_reader_next waiting for a
+ * stream's input returns -1 at once (nothing reported), as will any later one on a stream. */
+void cli_reader_stop(cli_reader *r);
 /* Outside the lock: read a regular file's range, trimmed to the lines that start in it. 0 (the
  * chunk may then be empty), or -1 on a read error that must stop the run (reported). */
 int cli_chunk_load(cli_reader *r, cli_chunk *c);

@@ -70,6 +70,32 @@ void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep
     r->keep_going = keep_going;
     r->refused = cli_malloc(npaths * sizeof *r->refused);
     memset(r->refused, 0, npaths * sizeof *r->refused);
+    if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        r->wake[0] = r->wake[1] = -1; /* reads then wait in read() alone, as they used to */
+}
+
+void cli_reader_stop(cli_reader *r)
+{
+    if (r->wake[1] >= 0) {
+        ssize_t w = write(r->wake[1], "", 1); /* a full pipe already holds a byte: no matter */
+        (void)w;
+    }
+}
+
+/* Wait for a stream's input (or its end), or for the run to stop: false then. A worker blocked
+ * in read() on a quiet stream (tail -f) kept a run that had failed (a closed output with SIGPIPE
+ * ignored, a full disk) from ending until more input came, or forever. */
+static bool wait_input(const cli_reader *r)
+{
+    if (r->wake[0] < 0)
+        return true;
+    struct pollfd p[2] = {{.fd = r->fd, .events = POLLIN}, {.fd = r->wake[0], .events = POLLIN}};
+    for (;;) {
+        if (poll(p, 2, -1) >= 0)
+            return p[1].revents == 0;
+        if (errno != EINTR)
+            return true; /* read() waits by itself */
+    }
 }
 
 /* A regular file is shared by the chunks cut from it: the last one to finish closes it. */
@@ -96,6 +122,10 @@ void cli_reader_free(cli_reader *r)
     r->carry = NULL;
     free(r->refused);
     r->refused = NULL;
+    for (int i = 0; i < 2; i++)
+        if (r->wake[i] >= 0)
+            close(r->wake[i]);
+    r->wake[0] = r->wake[1] = -1;
 }
 
 /* Open the next input. 1: open, 0: none left, -1: a bad input and we must stop. */
@@ -194,6 +224,8 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
             /* One line longer than the buffer: grow; memory follows the longest line. */
             reserve(c, c->cap * 2);
         }
+        if (!wait_input(r))
+            return -1; /* stopping: what was read goes unprocessed, as later input would */
         ssize_t got = read(r->fd, c->buf + len, c->cap - len);
         if (got < 0) {
             if (errno == EINTR)

@@ -496,6 +496,18 @@ if [ -w /dev/full ]; then
     done
 fi
 
+# An output that fails (a closed pipe with SIGPIPE ignored, as under systemd) while another worker
+# waits on a quiet stream (tail -f): the run ends at once, as grep does, not when input comes.
+mkfifo slow.fifo epipe.fifo
+{ head -1 pos.txt; exec sleep 10; } > slow.fifo &
+slow_pid=$!
+exec 4<> epipe.fifo 5> epipe.fifo 4<&- # fd 5 writes into a FIFO with no reader left
+(trap '' PIPE; exec timeout 5 "$B" query -t 2 f.blf slow.fifo >&5 2> err); st=$?
+exec 5>&-
+kill "$slow_pid" 2> /dev/null; wait "$slow_pid" 2> /dev/null
+check "EPIPE while a worker waits on a stream: status 2 at once (got $st)" test "$st" -eq 2
+check "EPIPE while a worker waits on a stream: message" grep -q "write error" err
+
 # ---- atomic writes -------------------------------------------------------------------------------------
 cp f.blf keep.blf
 expect_error "failed build keeps the old file" "nosuch" "$B" build -o keep.blf pos.txt nosuch.txt
