@@ -183,13 +183,17 @@ int cli_cmd_query(int argc, char **argv)
         cli_error("write error: %s", strerror(errno));
         rc = -1;
     }
+    /* -v selects those lines: it prints them, or with -c only counts them. */
+    const char *fate = x.short_lines == 1 ? "it was not selected" : "they were not selected";
+    if (invert && count_only)
+        fate = x.short_lines == 1 ? "-v counted it" : "-v counted them";
+    else if (invert)
+        fate = x.short_lines == 1 ? "-v printed it" : "-v printed them";
     if (x.short_lines > 0)
         cli_warn("%llu line%s (first in %s) had fewer than %zu fields: an empty key is never in "
                  "the filter, so %s",
                  (unsigned long long)x.short_lines, x.short_lines == 1 ? "" : "s",
-                 cli_input_name(inputs[x.short_first_file]), cm.field.field,
-                 invert ? (x.short_lines == 1 ? "-v printed it" : "-v printed them")
-                        : (x.short_lines == 1 ? "it was not selected" : "they were not selected"));
+                 cli_input_name(inputs[x.short_first_file]), cm.field.field, fate);
     const int errors = rd.errors;
     cli_reader_free(&rd);
     for (unsigned i = 0; i < cm.threads; i++) {

@@ -157,6 +157,9 @@ check "-f beyond fields: not selected" test "$(cat out)" = "$(printf 'GET a 1\nG
 check "-f beyond fields: warning on query" grep -q "fewer than 2 fields" err
 expect_status "-f beyond fields: -v" 0 "$B" query -v -f 2 -d ' ' ab.blf fields.txt
 check "-f beyond fields: -v prints it" test "$(cat out)" = GET
+expect_status "-f beyond fields: -c -v" 0 "$B" query -c -v -f 2 -d ' ' ab.blf fields.txt
+check "-f beyond fields: -c -v counts it" test "$(cat out)" = 1
+check "-f beyond fields: -c -v warns it was counted, not printed" grep -q "so -v counted it$" err
 expect_status "-d with escape" 0 "$B" query -c -f 2 -d '\t' f2.blf pos.tsv
 check "-d \\t count" test "$(cat out)" = 20000
 
