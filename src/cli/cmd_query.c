@@ -174,7 +174,8 @@ int cli_cmd_query(int argc, char **argv)
                    .ctx = &x,
                    .progress = &prog};
     int rc = cli_run(&job);
-    if (rc == 0 && count_only && x.per_input == NULL)
+    /* As with several inputs, an input that could not be opened gets no count line. */
+    if (rc == 0 && count_only && x.per_input == NULL && !rd.refused[0])
         printf("%llu\n", (unsigned long long)x.selected);
     for (size_t i = 0; rc == 0 && x.per_input != NULL && i < ninputs; i++)
         if (!rd.refused[i])

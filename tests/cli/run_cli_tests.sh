@@ -427,6 +427,9 @@ check "query goes on past a missing input" test "$(wc -l < out)" -eq 20000
 # -c over several inputs: one "NAME:COUNT" line per input, as grep -c; none for a missing one.
 expect_error "query -c per input" "nosuch.txt" "$B" query -c tight.blf pos.txt nosuch.txt neg.txt
 check "query -c per input lines" test "$(cat out)" = "$(printf 'pos.txt:20000\nneg.txt:0')"
+# One input, missing: no count line either (a "0" read as a count of what was never read).
+expect_error "query -c of one missing input" "nosuch.txt" "$B" query -c tight.blf nosuch.txt
+check "query -c of one missing input: no count line" test ! -s out
 printf 'x\n' | "$B" query -c tight.blf - neg.txt > out
 check "query -c names stdin as grep does" test "$(head -1 out)" = "(standard input):0"
 expect_error "directory input" "is a directory" "$B" query f.blf "$T"
