@@ -162,7 +162,10 @@ int cli_cmd_query(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     cli_progress prog;
-    cli_progress_init(&prog, cm.quiet, cli_inputs_size(inputs, ninputs));
+    /* Lines printed on the terminal the progress line is on would share its row: there they
+     * show the progress themselves. */
+    const bool lines_on_tty = !count_only && isatty(STDOUT_FILENO);
+    cli_progress_init(&prog, cm.quiet || lines_on_tty, cli_inputs_size(inputs, ninputs));
     x.progress = &prog;
     cli_reader rd;
     /* Like grep, a bad input is reported and the others are still searched. */

@@ -83,7 +83,8 @@ static const char help_query[] =
     "  -f, --field N       the key is the N-th field (1-based)\n"
     "  -d, --delimiter D   field delimiter (default tab)\n"
     "      --no-verify     skip the payload checksum (for very large filters)\n"
-    "  -q, --quiet         no progress line\n"
+    "  -q, --quiet         no progress line (shown only when stderr is a terminal and the\n"
+    "                      lines are not printed on one)\n"
     "\n"
     "Exit status: 0 if a line was selected, 1 if none, 2 on error (as grep).\n";
 

@@ -543,6 +543,11 @@ if script -qec true /dev/null > /dev/null 2>&1; then
     check "progress line on a terminal" grep -q "lines/s" tty.txt
     script -qec "{ printf 'a\n'; sleep 2.5; printf 'b\n'; } | '$B' build -q -o p.blf" /dev/null > tty.txt 2>&1
     check "-q silences progress" test -z "$(grep 'lines/s' tty.txt)"
+    # Query's output on the same terminal: the progress line would share a row with an output
+    # line ("..., 0.0 M lines/sb"). It needs more than the 1 s the progress line waits for.
+    script -qec "{ printf 'a\n'; sleep 1.2; printf 'b\n'; } | '$B' query ab.blf" /dev/null > tty.txt 2>&1
+    check "query to a terminal: no progress among the lines" test -z "$(grep 'lines/s' tty.txt)"
+    check "query to a terminal: the lines" test "$(tr -d '\r' < tty.txt)" = "$(printf 'a\nb')"
 fi
 
 echo "cli: $PASS passed, $FAIL failed"
