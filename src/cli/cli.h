@@ -101,6 +101,9 @@ void cli_progress_lines(cli_progress *p, uint64_t n);
 /* Called with the reader's lock held, after each chunk is read. */
 void cli_progress_update(cli_progress *p, uint64_t bytes_done);
 void cli_progress_end(cli_progress *p);
+/* Before a message on stderr: clear the progress line if one is drawn there, so that the message
+ * gets a row of its own (the next update draws the line again, below it). */
+void cli_progress_clear(void);
 
 /* ---- reader.c: input files in line-aligned chunks, lines and keys ---------------------------- */
 

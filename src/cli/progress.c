@@ -10,6 +10,9 @@
 #define PROGRESS_DELAY 1.0
 #define PROGRESS_PERIOD 0.25
 
+/* The progress that last drew its line on stderr and has not cleared it (atomic). */
+static cli_progress *drawn;
+
 static double now(void)
 {
     struct timespec ts;
@@ -74,11 +77,19 @@ void cli_progress_update(cli_progress *p, uint64_t bytes_done)
     /* \033[K clears what a longer previous line left behind. */
     fprintf(stderr, "%s\033[K", line);
     fflush(stderr);
+    __atomic_store_n(&drawn, p, __ATOMIC_RELEASE);
+}
+
+void cli_progress_clear(void)
+{
+    if (__atomic_exchange_n(&drawn, NULL, __ATOMIC_ACQ_REL) != NULL)
+        fputs("\r\033[K", stderr);
 }
 
 void cli_progress_end(cli_progress *p)
 {
     if (p != NULL && p->on && p->shown) {
+        __atomic_store_n(&drawn, NULL, __ATOMIC_RELEASE);
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }

@@ -18,6 +18,7 @@ const char *cli_cmd = NULL;
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
     fflush(stdout);
+    cli_progress_clear();
     if (cli_cmd)
         fprintf(stderr, "bloomline %s: %s", cli_cmd, kind);
     else

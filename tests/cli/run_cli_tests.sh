@@ -548,6 +548,11 @@ if script -qec true /dev/null > /dev/null 2>&1; then
     script -qec "{ printf 'a\n'; sleep 1.2; printf 'b\n'; } | '$B' query ab.blf" /dev/null > tty.txt 2>&1
     check "query to a terminal: no progress among the lines" test -z "$(grep 'lines/s' tty.txt)"
     check "query to a terminal: the lines" test "$(tr -d '\r' < tty.txt)" = "$(printf 'a\nb')"
+    # A message during the run (a later input missing) starts its own row, not the progress line's.
+    script -qec "{ printf 'a\n'; sleep 1.2; printf 'b\n'; } | '$B' query ab.blf - nosuch.txt > /dev/null" \
+        /dev/null > tty.txt 2>&1
+    check "message during progress: shown" grep -q "nosuch.txt: cannot open" tty.txt
+    check "message during progress: on its own row" test -z "$(tr '\r' '\n' < tty.txt | grep 'lines/s.*nosuch')"
 fi
 
 echo "cli: $PASS passed, $FAIL failed"
