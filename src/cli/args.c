@@ -31,6 +31,67 @@ int cli_bad_option(int opt, const char *arg)
     return cli_usage_error("option '%s' is unknown or needs a value", arg ? arg : "?");
 }
 
+/* A decimal that is an exact integer, in scientific notation or not ("1e7", "2.5e6", "100.0"),
+ * computed in integers: through a double (53 bits), 9007199254740993e0 became ...992, a --seed
+ * silently another, and 1.00000000000000001e3 passed as 1000. false when it is not an integer or
+ * exceeds 64 bits. */
+static bool parse_exact_decimal(const char *s, uint64_t *out)
+{
+    uint64_t m = 0;
+    long scale = 0; /* the value is m * 10^scale */
+    bool digits = false, dot = false;
+    if (*s == '+')
+        s++;
+    for (; *s != '\0' && *s != 'e' && *s != 'E'; s++) {
+        if (*s == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        if (!isdigit((unsigned char)*s))
+            return false;
+        digits = true;
+        const unsigned d = (unsigned)(*s - '0');
+        if (m > (UINT64_MAX - d) / 10) {
+            if (d != 0)
+                return false; /* over 19 significant digits: no such integer fits (or is one) */
+            scale += dot ? 0 : 1;
+            continue;
+        }
+        m = m * 10 + d;
+        scale -= dot ? 1 : 0;
+    }
+    if (!digits)
+        return false;
+    if (*s != '\0') {
+        s++;
+        const bool neg = *s == '-';
+        if (*s == '-' || *s == '+')
+            s++;
+        if (*s == '\0')
+            return false;
+        long e = 0;
+        for (; *s != '\0'; s++) {
+            if (!isdigit((unsigned char)*s))
+                return false;
+            if (e < 100000)
+                e = e * 10 + (*s - '0');
+        }
+        scale += neg ? -e : e;
+    }
+    for (; m != 0 && scale < 0; scale++) {
+        if (m % 10 != 0)
+            return false;
+        m /= 10;
+    }
+    for (; m != 0 && scale > 0; scale--) {
+        if (m > UINT64_MAX / 10)
+            return false;
+        m *= 10;
+    }
+    *out = m;
+    return true;
+}
+
 /* Integers: decimal, 0x hex, a decimal with a K/M/G/T suffix (powers of 1000), or an exact
  * integer in scientific notation (1e7), since counts of keys are written all those ways. */
 int cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -58,14 +119,8 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, ui
                 ok = true;
             }
         }
-        if (!ok && !hex) {
-            errno = 0;
-            double d = strtod(s, &end);
-            if (errno == 0 && end != s && *end == '\0' && d >= 0 && d < 1.8e19 && d == floor(d)) {
-                v = (uint64_t)d;
-                ok = true;
-            }
-        }
+        if (!ok && !hex)
+            ok = parse_exact_decimal(s, &v);
     }
     if (!ok || v < min || v > max) {
         cli_usage_error("%s: '%s' is not a valid number (expected an integer from %llu to %llu)",

@@ -464,6 +464,15 @@ expect_error "truncated filter" "short.blf" "$B" info short.blf
 expect_error "empty filter file" "empty.blf" "$B" query empty.blf pos.txt
 expect_error "bad -n" "'12x' is not a valid number" "$B" build -n 12x -o x.blf pos.txt
 expect_error "negative -n" "not a valid number" "$B" build -n -5 -o x.blf pos.txt
+# Scientific notation is read exactly, not through a double (53 bits): a seed stays that seed, a
+# number just off an integer is refused, and 1.8e19 (below 2^64) is accepted.
+expect_status "--seed in scientific notation" 0 "$B" build -n 10 --seed 9007199254740993e0 -o sci.blf part1.txt
+"$B" info sci.blf > out
+check "--seed 9007199254740993e0 is that seed" grep -q "seed 9007199254740993$" out
+expect_error "-n just off an integer" "not a valid number" "$B" build -n 1.00000000000000001e3 -o x.blf pos.txt
+expect_status "--seed 1.8e19" 0 "$B" build -n 10 --seed 1.8e19 -o sci.blf part1.txt
+expect_status "-n 2.5e3" 0 "$B" build -n 2.5e3 -o sci.blf part1.txt
+expect_error "-n 2.5e0" "not a valid number" "$B" build -n 2.5e0 -o x.blf pos.txt
 expect_error "bad -p" "-p" "$B" build -p 1.5 -o x.blf pos.txt
 expect_error "zero -p" "-p" "$B" build -p 0 -o x.blf pos.txt
 expect_error "bad -b" "-b" "$B" build -b abc -o x.blf pos.txt
