@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -147,7 +146,6 @@ bl_status bl_deserialize(bl_filter **out, const void *buf, size_t len)
 }
 
 /* ---- File I/O helpers ----------------------------------------------------------------------- */
-
 
 /* Reads exactly n bytes; a short file gives BL_E_TRUNCATED. */
 static bl_status pread_all(int fd, uint8_t *p, size_t n, uint64_t off)

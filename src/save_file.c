@@ -30,20 +30,27 @@ bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
     return true;
 }
 
+/* No permissions to keep: nothing regular is there (no mode has bits past 07777). */
+#define NO_MODE ((mode_t)-1)
+
 /* Whether a save may rename over path: nothing there, a regular file, or a symlink to one or to
  * nothing (replaced, not followed: following it would let a link planted in a shared directory
  * steer the rename onto any file, past the kernel's checks on opening through links). Anything
  * else, itself or behind a link, is refused (errno EISDIR or EINVAL) and left alone: renaming
- * over it turned a device or a FIFO into a plain file (/dev/null, /dev/stdout for root). */
-static bool replaceable(const char *path)
+ * over it turned a device or a FIFO into a plain file (/dev/null, /dev/stdout for root).
+ * *mode: the permissions of the regular file replaced, which the new one keeps, or NO_MODE. */
+static bool replaceable(const char *path, mode_t *mode)
 {
     struct stat st;
+    *mode = NO_MODE;
     if (lstat(path, &st) != 0)
         return errno == ENOENT;
     if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
         return true; /* a dangling link, or a loop of links */
-    if (S_ISREG(st.st_mode))
+    if (S_ISREG(st.st_mode)) {
+        *mode = st.st_mode & 07777; /* a private file stays private */
         return true;
+    }
     errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
     return false;
 }
@@ -87,7 +94,8 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
 {
     if (path == NULL || *path == '\0')
         return BL_E_INVALID;
-    if (!replaceable(path))
+    mode_t mode;
+    if (!replaceable(path, &mode))
         return BL_E_IO;
     const size_t tmp_cap = strlen(path) + 64;
     char *tmp = malloc(tmp_cap);
@@ -98,10 +106,8 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
         free(tmp);
         return BL_E_IO;
     }
-    /* Replacing a file keeps its permissions: a private file stays private. */
-    struct stat old;
-    if (stat(path, &old) == 0 && S_ISREG(old.st_mode))
-        (void)fchmod(fd, old.st_mode & 07777);
+    if (mode != NO_MODE)
+        (void)fchmod(fd, mode);
     bl_status st = write(fd, ctx);
     if (st == BL_OK && fsync(fd) != 0)
         st = BL_E_IO;

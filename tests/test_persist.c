@@ -347,15 +347,13 @@ static void test_save_errors(void **state)
     bl_free(f);
 }
 
-/* The bytes of the file at path, which must hold exactly len bytes equal to want. */
+/* The file at path holds exactly the len bytes at want. */
 static void assert_file_holds(const char *path, const void *want, size_t len)
 {
-    uint8_t *got = malloc(len + 1);
+    size_t got_len;
+    uint8_t *got = ft_read_file(path, &got_len);
     assert_non_null(got);
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    assert_int_equal(fread(got, 1, len + 1, fp), len);
-    fclose(fp);
+    assert_int_equal(got_len, len);
     assert_memory_equal(got, want, len);
     free(got);
 }

@@ -30,9 +30,9 @@ void cli_status_error(const char *file, const char *what, bl_status st);
 int cli_flush_stdout(void);
 void *cli_malloc(size_t n);
 void *cli_realloc(void *p, size_t n);
-/* Asked once the first CLI_READ_PROBE bytes of an input are in (or all of a shorter one): the
- * most bytes the input may hold given them (a header may say), or 0 when they already show it
- * is bad (then reading stops there). */
+/* Asked once the first CLI_READ_PROBE bytes of an input are in, if it is that long: the most
+ * bytes the input may hold given them (a header may say), or 0 when they already show it is bad
+ * (then reading stops there). */
 #define CLI_READ_PROBE ((size_t)1 << 16)
 typedef uint64_t (*cli_read_probe)(const unsigned char *prefix, size_t n, const void *ctx);
 /* Read a whole file ("-" = stdin) into a malloc'd buffer. An input longer than max bytes (or

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -149,7 +148,9 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
             rc = -2;
             break;
         }
-        if (!probed && (r == 0 || n >= CLI_READ_PROBE)) {
+        if (r == 0)
+            break;
+        if (!probed && n >= CLI_READ_PROBE) { /* a shorter input is whole: nothing to stop */
             probed = true;
             const uint64_t most = probe(buf, n, ctx);
             if (most == 0) {
@@ -159,8 +160,6 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
             if (most < max && n <= most)
                 max = most;
         }
-        if (r == 0)
-            break;
     }
     if (rc == -2)
         cli_error("%s: larger than any %s filter (at most %llu bytes)", cli_input_name(path),

@@ -94,10 +94,17 @@ typedef struct worker_arg {
     unsigned id;
 } worker_arg;
 
-static void set_stop(pool *pl)
+/* The run stops: no worker takes another chunk, and one waiting for a stream's input wakes.
+ * The caller wakes the workers waiting for their turn to commit (under order_lock). */
+static void request_stop(pool *pl)
 {
     __atomic_store_n(&pl->stop, 1, __ATOMIC_RELEASE);
     cli_reader_stop(pl->job->reader);
+}
+
+static void set_stop(pool *pl)
+{
+    request_stop(pl);
     pthread_mutex_lock(&pl->order_lock);
     pthread_cond_broadcast(&pl->order_cv);
     pthread_mutex_unlock(&pl->order_lock);
@@ -134,10 +141,8 @@ static void *worker_main(void *arg)
             while (pl->commit_seq != c.seq && !stopped(pl))
                 pthread_cond_wait(&pl->order_cv, &pl->order_lock);
             /* Committing under the lock keeps the order; the work in commit is short. */
-            if (!stopped(pl) && job->commit(job->ctx, wa->id, &c) != 0) {
-                __atomic_store_n(&pl->stop, 1, __ATOMIC_RELEASE);
-                cli_reader_stop(job->reader); /* set_stop would take order_lock again */
-            }
+            if (!stopped(pl) && job->commit(job->ctx, wa->id, &c) != 0)
+                request_stop(pl); /* the broadcast below wakes the others (holding the lock) */
             pl->commit_seq++;
             pthread_cond_broadcast(&pl->order_cv);
             pthread_mutex_unlock(&pl->order_lock);
