@@ -264,6 +264,11 @@ BL_API bl_status bl_get_stage_info(const bl_filter *filter, size_t stage, bl_inf
 BL_API const char *bl_layout_name(bl_layout layout);
 /* Parse "blocked", "sbbf", "classic", "counting", "scalable". */
 BL_API bl_status bl_layout_from_name(const char *name, bl_layout *layout);
+/* The numbers of hash functions (bl_params.k) a layout accepts, from *k_min to *k_max: 1-16 for
+ * blocked and counting, 8 alone for sbbf (Parquet's), 1-255 for classic (Guava keeps k in one
+ * byte). For scalable, the range of its stages' k: bl_create sizes those by rate and refuses a
+ * forced k (BL_E_INVALID). Either pointer may be NULL. BL_E_INVALID for an unknown layout. */
+BL_API bl_status bl_layout_k_range(bl_layout layout, unsigned *k_min, unsigned *k_max);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Kernels                                                                                    */

@@ -30,16 +30,28 @@ size_t bl_layout_block_bytes(bl_layout layout)
     return 0;
 }
 
-bool bl_layout_k_valid(bl_layout layout, unsigned k)
+bl_status bl_layout_k_range(bl_layout layout, unsigned *k_min, unsigned *k_max)
 {
+    unsigned lo = 1, hi;
     switch (layout) {
     case BL_LAYOUT_BLOCKED:
-    case BL_LAYOUT_COUNTING: return k >= 1 && k <= BL_K_MAX_BLOCKED;
-    case BL_LAYOUT_SBBF: return k == BL_SBBF_K;
-    case BL_LAYOUT_CLASSIC: return k >= 1 && k <= BL_K_MAX_CLASSIC;
-    case BL_LAYOUT_SCALABLE: return k >= 1 && k <= BL_K_MAX_BLOCKED;
+    case BL_LAYOUT_COUNTING:
+    case BL_LAYOUT_SCALABLE: hi = BL_K_MAX_BLOCKED; break;
+    case BL_LAYOUT_SBBF: lo = hi = BL_SBBF_K; break; /* the Parquet spec fixes eight words */
+    case BL_LAYOUT_CLASSIC: hi = BL_K_MAX_CLASSIC; break;
+    default: return BL_E_INVALID;
     }
-    return false;
+    if (k_min)
+        *k_min = lo;
+    if (k_max)
+        *k_max = hi;
+    return BL_OK;
+}
+
+bool bl_layout_k_valid(bl_layout layout, unsigned k)
+{
+    unsigned lo, hi;
+    return bl_layout_k_range(layout, &lo, &hi) == BL_OK && k >= lo && k <= hi;
 }
 
 bl_hash_scheme bl_layout_hash(bl_layout layout)

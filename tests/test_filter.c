@@ -337,6 +337,41 @@ static void test_over_4g_bits(void **state)
                      BL_E_TOO_LARGE);
 }
 
+/* bl_layout_k_range names exactly the k that creation accepts, so callers (the CLI's -k
+ * message) can state the range without repeating the library's constants. */
+static void test_layout_k_range(void **state)
+{
+    (void)state;
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                 BL_LAYOUT_COUNTING, BL_LAYOUT_SCALABLE};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        unsigned lo = 0, hi = 0;
+        assert_int_equal(bl_layout_k_range(layouts[i], &lo, &hi), BL_OK);
+        assert_true(lo >= 1 && lo <= hi);
+        bl_params p;
+        bl_params_init(&p);
+        p.layout = layouts[i];
+        p.expected_keys = 1000;
+        p.fpp = 0.01;
+        const unsigned tries[] = {lo - 1, lo, hi, hi + 1};
+        for (size_t t = 0; t < 4; t++) {
+            if (tries[t] == 0)
+                continue; /* k = 0 means "pick the best k" */
+            p.k = tries[t];
+            bl_filter *f = NULL;
+            bl_status want = tries[t] >= lo && tries[t] <= hi ? BL_OK : BL_E_BAD_K;
+            if (layouts[i] == BL_LAYOUT_SCALABLE)
+                want = BL_E_INVALID; /* its stages are sized by rate alone */
+            bl_status got = bl_create(&f, &p);
+            if (got != want)
+                fail_msg("%s, k = %u: %s, want %s", bl_layout_name(layouts[i]), p.k,
+                         bl_strerror(got), bl_strerror(want));
+            bl_free(f);
+        }
+    }
+    assert_int_equal(bl_layout_k_range((bl_layout)99, NULL, NULL), BL_E_INVALID);
+}
+
 static void test_invalid_parameters(void **state)
 {
     (void)state;
@@ -540,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_over_4g_bits),
         cmocka_unit_test(test_union_count_saturates),
         cmocka_unit_test(test_invalid_parameters),
+        cmocka_unit_test(test_layout_k_range),
         cmocka_unit_test(test_hash_invalid),
         cmocka_unit_test(test_estimates),
         cmocka_unit_test(test_estimates_extremes),

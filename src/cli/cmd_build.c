@@ -205,6 +205,16 @@ int cli_cmd_build(int argc, char **argv)
                         "yes to every key", o.bpk, k_too, (unsigned long long)keys);
         return CLI_EXIT_ERROR;
     }
+    unsigned k_min, k_max;
+    if (st == BL_E_BAD_K && o.k && bl_layout_k_range(layout, &k_min, &k_max) == BL_OK) {
+        if (k_min == k_max)
+            cli_usage_error("-k %u: a %s filter always uses %u hash functions", o.k,
+                            bl_layout_name(layout), k_min);
+        else
+            cli_usage_error("-k %u: a %s filter takes %u to %u hash functions", o.k,
+                            bl_layout_name(layout), k_min, k_max);
+        return CLI_EXIT_ERROR;
+    }
     if (st == BL_E_TOO_LARGE && o.bits == 0 && !o.bpk_set && o.k) {
         cli_usage_error("-k %u: no filter up to the size limit reaches the rate -p asks for "
                         "with %llu keys", o.k, (unsigned long long)keys);

@@ -492,6 +492,10 @@ expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
 expect_error "-b too small" "too few bits per key" "$B" build -b 0.01 -o x.blf pos.txt
 expect_error "-b too small for -k" "-b 0.3 with -k 16: too few bits" "$B" build -b 0.3 -k 16 -o x.blf pos.txt
+expect_error "-k past the blocked range" "-k 17: a blocked filter takes 1 to 16 hash functions" \
+    "$B" build -n 1000 -k 17 -o x.blf pos.txt
+expect_error "-k on sbbf" "-k 3: a sbbf filter always uses 8 hash functions" \
+    "$B" build -l sbbf -n 1000 -k 3 -o x.blf pos.txt
 expect_error "-k cannot reach -p" "-k 1: no filter up to the size limit" \
     "$B" build -p 1e-9 -k 1 -n 1000000000 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
