@@ -210,7 +210,9 @@ BL_API bl_status bl_freeze(bl_filter **out, const bl_filter *counting);
 /* ------------------------------------------------------------------------------------------ */
 /* Sizing                                                                                     */
 
-/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model. */
+/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model.
+ * Both searches give BL_E_TOO_LARGE past what the layout can hold: the 1 PiB payload limit, and
+ * for sbbf 2^32 blocks (128 GiB), as bl_create_geometry does. */
 BL_API bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bits,
                                  unsigned *k);
 /* The geometry for n keys at a given bits-per-key budget, with the best k. */
