@@ -150,11 +150,11 @@ BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
 
 /* Batched calls: hashing, prefetching and probing are pipelined, so these are several times
  * faster than loops of single calls on filters larger than the cache. Byte keys come as two
- * arrays of n entries: keys[i] may be NULL only where lens[i] == 0 (adds check this and return
- * BL_E_INVALID; queries, on the hot path, do not check it). Queries write one result per key
- * (1 = may be present, 0 = certainly absent) into results, which may be NULL to count only, and
- * return the number of hits. A NULL filter or key array gives 0 and writes no results, as a
- * single-key query on a NULL filter gives false. */
+ * arrays of n entries: keys[i] may be NULL only where lens[i] == 0 (adds, removes and hashes
+ * return BL_E_INVALID otherwise; a query answers 0 for such a key, as bl_contains does).
+ * Queries write one result per key (1 = may be present, 0 = certainly absent) into results,
+ * which may be NULL to count only, and return the number of hits. A NULL filter or key array
+ * gives 0 and writes no results, as a single-key query on a NULL filter gives false. */
 BL_API bl_status bl_add_batch(bl_filter *filter, const void *const *keys, const size_t *lens,
                               size_t n);
 BL_API bl_status bl_add_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n);
@@ -210,7 +210,9 @@ BL_API bl_status bl_freeze(bl_filter **out, const bl_filter *counting);
 /* ------------------------------------------------------------------------------------------ */
 /* Sizing                                                                                     */
 
-/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model. */
+/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model.
+ * Both searches give BL_E_TOO_LARGE past what the layout can hold: the 1 PiB payload limit, and
+ * for sbbf 2^32 blocks (128 GiB), as bl_create_geometry does. */
 BL_API bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bits,
                                  unsigned *k);
 /* The geometry for n keys at a given bits-per-key budget, with the best k. */

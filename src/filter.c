@@ -30,6 +30,19 @@ size_t bl_layout_block_bytes(bl_layout layout)
     return 0;
 }
 
+/* The payload limit, and for sbbf its block index ((h >> 32) * nblocks) >> 32, which reaches
+ * 2^32 blocks at most. The sizing searches stop here too, so that they never give a size that
+ * bl_create_geometry refuses. */
+uint64_t bl_layout_max_blocks(bl_layout layout)
+{
+    const size_t block_bytes = bl_layout_block_bytes(layout);
+    if (block_bytes == 0)
+        return 0;
+    if (layout == BL_LAYOUT_SBBF)
+        return UINT64_C(1) << 32;
+    return BL_MAX_PAYLOAD_BYTES / block_bytes;
+}
+
 bl_status bl_layout_k_range(bl_layout layout, unsigned *k_min, unsigned *k_max)
 {
     unsigned lo = 1, hi;
@@ -102,10 +115,7 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
     if (nblocks == 0)
         return BL_E_INVALID;
     /* Keep every byte and bit count representable: bits = bytes * 8 must fit in 64 bits. */
-    if (nblocks > BL_MAX_PAYLOAD_BYTES / block_bytes || nblocks * block_bytes > SIZE_MAX / 2)
-        return BL_E_TOO_LARGE;
-    /* The sbbf block index is ((h >> 32) * nblocks) >> 32: at most 2^32 blocks. */
-    if (layout == BL_LAYOUT_SBBF && nblocks > (UINT64_C(1) << 32))
+    if (nblocks > bl_layout_max_blocks(layout) || nblocks * block_bytes > SIZE_MAX / 2)
         return BL_E_TOO_LARGE;
     bl_filter *f = calloc(1, sizeof *f);
     if (f == NULL)

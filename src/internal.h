@@ -128,8 +128,9 @@ void bl_payload_free(bl_filter *f);
 /* Allocate an empty filter object with identity fields set and payload allocated. */
 bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, unsigned k,
                         uint64_t seed, unsigned flags, const struct bl_kernels *kern);
-/* Geometry helpers: bytes per block for a layout, and validity of k. */
+/* Geometry helpers: bytes per block for a layout, the most blocks it can have, and validity of k. */
 size_t bl_layout_block_bytes(bl_layout layout);
+uint64_t bl_layout_max_blocks(bl_layout layout);
 bool bl_layout_k_valid(bl_layout layout, unsigned k);
 /* bl_size_for_fpp with k forced (k_forced != 0: the smallest size at which it meets fpp;
  * BL_E_BAD_K if the layout cannot have it, BL_E_TOO_LARGE if no size up to the limit does). */

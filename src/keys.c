@@ -329,13 +329,43 @@ bl_status bl_hash_u64_batch(const bl_filter *filter, const uint64_t *keys, size_
     return BL_OK;
 }
 
+/* A query slice holding a NULL key of non-zero length (a caller's bug; the hash stage would read
+ * len bytes at it) is answered key by key as bl_contains answers: that key is absent. */
+static size_t contains_each(const bl_filter *f, const void *const *keys, const size_t *lens,
+                            size_t n, uint8_t *results)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bool r = bl_contains(f, keys[i], lens[i]);
+        hits += r;
+        if (results)
+            results[i] = r;
+    }
+    return hits;
+}
+
 size_t bl_contains_batch(const bl_filter *filter, const void *const *keys, const size_t *lens,
                          size_t n, uint8_t *results)
 {
     if (filter == NULL || n == 0 || keys == NULL || lens == NULL)
         return 0;
-    bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
-    return test_keys(filter, &k, n, results);
+    /* Checked a slice at a time (1 MiB of pointers and lengths), just before the slice is
+     * queried: the check then leaves them in cache for the hash stage, where one pass over a
+     * large batch would read them from memory twice. A pipeline restarting every 2^16 keys
+     * costs nothing measurable (~35 ns a restart). */
+    enum { SLICE = 1u << 16 };
+    size_t hits = 0;
+    for (size_t at = 0; at < n; at += SLICE) {
+        const size_t m = n - at < SLICE ? n - at : SLICE;
+        uint8_t *res = results ? results + at : NULL;
+        if (bl_byte_keys_valid(keys + at, lens + at, m)) {
+            bl_keys k = {BL_KEYS_BYTES, keys + at, lens + at, NULL};
+            hits += test_keys(filter, &k, m, res);
+        } else {
+            hits += contains_each(filter, keys + at, lens + at, m, res);
+        }
+    }
+    return hits;
 }
 
 size_t bl_contains_u64_batch(const bl_filter *filter, const uint64_t *keys, size_t n,

@@ -298,7 +298,7 @@ bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k
             return BL_E_BAD_K;
         g.kmin = g.kmax = k_forced;
     }
-    const uint64_t limit = BL_MAX_PAYLOAD_BYTES * 8 / g.block_bits;
+    const uint64_t limit = bl_layout_max_blocks(layout);
     uint64_t best = 0;
     unsigned best_k = 0;
     for (unsigned kk = g.kmin; kk <= g.kmax; kk++) {
@@ -341,6 +341,8 @@ bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per
     uint64_t blocks = ((uint64_t)total + g.block_bits - 1) / g.block_bits;
     if (blocks == 0)
         blocks = 1;
+    if (blocks > bl_layout_max_blocks(layout))
+        return BL_E_TOO_LARGE;
     unsigned best_k = g.kmin;
     double best_rate = 2;
     for (unsigned kk = g.kmin; kk <= g.kmax; kk++) {

@@ -468,6 +468,60 @@ static void test_hash_invalid(void **state)
     bl_free(f);
 }
 
+/* The layouts that keep one bit (counter) array: all but scalable. */
+static const bl_layout array_layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                          BL_LAYOUT_COUNTING};
+
+/* An empty filter of one line (block, word): filled by a few thousand keys. */
+static bl_filter *one_block(bl_layout layout)
+{
+    bl_filter *f = NULL;
+    const unsigned k = layout == BL_LAYOUT_SBBF ? 8 : 7;
+    assert_int_equal(bl_create_geometry(&f, layout, 1, k, 0, 0, NULL), BL_OK);
+    return f;
+}
+
+/* Batched byte-key queries with a NULL key of non-zero length: that key is absent, as
+ * bl_contains says, and the others are answered. The batch hashed len bytes of a 1-byte static
+ * array in its place (a read past it; a long len crashed), and on a full filter answered yes. */
+static void test_contains_batch_null_key(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < BL_ARRAY_LEN(array_layouts); l++) {
+        bl_filter *f = one_block(array_layouts[l]);
+        memset(f->data, 0xff, f->nbytes); /* every key is present */
+        const void *const keys[] = {"ab", NULL, NULL, "cd"};
+        const size_t lens[] = {2, 3, 0, 2};
+        uint8_t res[4] = {9, 9, 9, 9};
+        assert_int_equal(bl_contains_batch(f, keys, lens, 4, res), 3);
+        assert_memory_equal(res, ((const uint8_t[]){1, 0, 1, 1}), 4);
+        assert_int_equal(bl_contains_batch(f, keys, lens, 4, NULL), 3);
+        /* Batches are checked in slices of 2^16 keys: a bad key past the first slice, and the
+         * answers of every slice in their own places. */
+        const size_t n = (2u << 16) + 5, bad[] = {3, (1u << 16) + 7, n - 1};
+        const void **many = malloc(n * sizeof *many);
+        size_t *many_lens = malloc(n * sizeof *many_lens);
+        uint8_t *many_res = malloc(n);
+        for (size_t i = 0; i < n; i++) {
+            many[i] = "key";
+            many_lens[i] = 3;
+        }
+        for (size_t b = 0; b < BL_ARRAY_LEN(bad); b++)
+            many[bad[b]] = NULL;
+        memset(many_res, 9, n);
+        assert_int_equal(bl_contains_batch(f, many, many_lens, n, many_res), n - 3);
+        for (size_t i = 0, b = 0; i < n; i++) {
+            const bool is_bad = b < BL_ARRAY_LEN(bad) && i == bad[b];
+            assert_int_equal(many_res[i], !is_bad);
+            b += is_bad;
+        }
+        free(many);
+        free(many_lens);
+        free(many_res);
+        bl_free(f);
+    }
+}
+
 static void test_estimates(void **state)
 {
     (void)state;
@@ -510,12 +564,8 @@ static void test_estimates(void **state)
 static void test_estimates_extremes(void **state)
 {
     (void)state;
-    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
-                                 BL_LAYOUT_COUNTING};
-    for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
-        const unsigned k = layouts[l] == BL_LAYOUT_SBBF ? 8 : 7;
-        bl_filter *f = NULL;
-        assert_int_equal(bl_create_geometry(&f, layouts[l], 1, k, 0, 0, NULL), BL_OK);
+    for (size_t l = 0; l < BL_ARRAY_LEN(array_layouts); l++) {
+        bl_filter *f = one_block(array_layouts[l]);
         bl_info info;
         assert_int_equal(bl_get_info(f, &info), BL_OK);
         assert_true(info.estimated_keys == 0 && !signbit(info.estimated_keys));
@@ -577,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_invalid_parameters),
         cmocka_unit_test(test_layout_k_range),
         cmocka_unit_test(test_hash_invalid),
+        cmocka_unit_test(test_contains_batch_null_key),
         cmocka_unit_test(test_estimates),
         cmocka_unit_test(test_estimates_extremes),
         cmocka_unit_test(test_kernel_selection),

@@ -324,6 +324,15 @@ static void test_invalid(void **state)
     assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, 10, NAN, &bits, &k), BL_E_INVALID);
     assert_int_equal(bl_size_for_fpp(BL_LAYOUT_BLOCKED, UINT64_MAX, 1e-6, &bits, &k), BL_E_TOO_LARGE);
     assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, UINT64_MAX, 64, &bits, &k), BL_E_TOO_LARGE);
+    /* sbbf holds 2^32 blocks at most (its block index): a size beyond was given as fitting, and
+     * bl_create_geometry then refused it. */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_SBBF, UINT64_C(1) << 38, 0.01, &bits, &k), BL_E_TOO_LARGE);
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_SBBF, UINT64_C(1) << 32, 257, &bits, &k),
+                     BL_E_TOO_LARGE);
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_SBBF, UINT64_C(1) << 32, 256, &bits, &k), BL_OK);
+    assert_int_equal(bits, UINT64_C(256) << 32);
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_SBBF, UINT64_C(1) << 32, 0.5, &bits, &k), BL_OK);
+    assert_true(bits <= UINT64_C(256) << 32);
     assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, 10, -1, &bits, &k), BL_E_INVALID);
     assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, 10, INFINITY, &bits, &k), BL_E_INVALID);
 }
