@@ -458,6 +458,44 @@ static void test_save_disk_full_keeps_old_file(void **state)
     bl_free(g);
 }
 
+/* Only regular files are read. A FIFO nobody writes to is refused at once: opening it for
+ * reading used to wait for a writer, so bl_load and bl_map hung (the child here is stopped by
+ * its alarm after 5 s if they do). */
+static void test_load_non_regular(void **state)
+{
+    (void)state;
+    char fifo[512], dir[512];
+    path_in(fifo, sizeof fifo, "load-fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    path_in(dir, sizeof dir, "load-dir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(5);
+        const char *paths[] = {fifo, dir};
+        const int want[] = {EINVAL, EISDIR};
+        for (int i = 0; i < 2; i++) {
+            bl_filter *f = (bl_filter *)1;
+            errno = 0;
+            if (bl_load(&f, paths[i]) != BL_E_IO || errno != want[i] || f != NULL)
+                _exit(10 + i);
+            f = (bl_filter *)1;
+            errno = 0;
+            if (bl_map(&f, paths[i]) != BL_E_IO || errno != want[i] || f != NULL)
+                _exit(20 + i);
+        }
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        fail_msg("load of a FIFO: child killed by signal %d (hung)", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* ---- kill -9 during saves of a large filter ------------------------------------------------------ */
 
 #define KILL_BASE_KEYS 1000000u
@@ -694,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_save_errors),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_save_targets),
+        cmocka_unit_test(test_load_non_regular),
         cmocka_unit_test(test_kill_during_save),
         cmocka_unit_test(test_map_while_file_written),
         cmocka_unit_test(test_over_2_32_bits),
