@@ -347,6 +347,27 @@ static void test_save_errors(void **state)
     bl_free(f);
 }
 
+/* A file name near the file system's limit (255 bytes) is saved like any other: the temporary's
+ * name, the target's plus ".<pid>.<n>.tmp", was too long, and the save failed (ENAMETOOLONG). */
+static void test_save_long_name(void **state)
+{
+    (void)state;
+    bl_filter *f = ft_make_filled(BL_LAYOUT_BLOCKED, 8, 500, false);
+    bl_filter *g = NULL;
+    char name[256], path[512];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    path_in(path, sizeof path, name);
+    assert_int_equal(bl_save(f, path), BL_OK);
+    assert_int_equal(bl_load(&g, path), BL_OK);
+    ft_assert_same(f, g);
+    assert_int_equal(bl_save(g, path), BL_OK); /* and replaced */
+    assert_int_equal(count_files(".tmp"), 0);
+    assert_int_equal(remove(path), 0);
+    bl_free(f);
+    bl_free(g);
+}
+
 /* The file at path holds exactly the len bytes at want. */
 static void assert_file_holds(const char *path, const void *want, size_t len)
 {
@@ -730,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_verify_file_rewritten_under_mapping),
         cmocka_unit_test(test_save_errors),
+        cmocka_unit_test(test_save_long_name),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_save_targets),
         cmocka_unit_test(test_load_non_regular),
