@@ -231,26 +231,32 @@ static bl_status read_sparse(int fd, uint8_t *dst, size_t n, uint64_t off)
     return BL_OK;
 }
 
-/* Open a regular file for reading and return its size. */
+/* Close fd after a failed call and report it with that call's errno. */
+static bl_status close_failed(int fd, int err)
+{
+    close(fd);
+    errno = err;
+    return BL_E_IO;
+}
+
+/* Open a regular file for reading and return its size. O_NONBLOCK: opening a FIFO with no
+ * writer (or a terminal line waiting for carrier) would block, forever, before fstat could
+ * refuse it; a regular file ignores it, and it is cleared once the file is known to be one. */
 static bl_status open_regular(const char *path, int *fd, uint64_t *size)
 {
     if (path == NULL)
         return BL_E_INVALID;
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (*fd < 0)
         return BL_E_IO;
     struct stat st;
-    if (fstat(*fd, &st) != 0) {
-        int e = errno;
-        close(*fd);
-        errno = e;
-        return BL_E_IO;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(*fd);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-        return BL_E_IO;
-    }
+    if (fstat(*fd, &st) != 0)
+        return close_failed(*fd, errno);
+    if (!S_ISREG(st.st_mode))
+        return close_failed(*fd, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+    const int fl = fcntl(*fd, F_GETFL);
+    if (fl < 0 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        return close_failed(*fd, errno);
     *size = (uint64_t)st.st_size;
     if (*size > SIZE_MAX) {
         close(*fd);

@@ -74,16 +74,34 @@ static bool sync_dir(const char *path)
     return ok;
 }
 
-/* A temporary beside target (same file system, so rename() is atomic), created exclusively. */
+/* How much of the target's name a temporary keeps when the whole name plus the suffix is too
+ * long for the file system: enough to tell which save a stale temporary was. */
+#define SHORT_NAME_BYTES 64u
+
+/* A temporary beside target (same file system, so rename() is atomic), created exclusively. Its
+ * name is the target's with ".<pid>.<n>.tmp" appended; when that is too long (ENAMETOOLONG: the
+ * target's name is near the file system's limit, 255 bytes on most), it keeps only the start of
+ * the target's name: the target is a valid name, and the save must not fail on the temporary's. */
 static int create_temporary(const char *target, char *tmp, size_t cap)
 {
     static unsigned counter;
+    const char *slash = strrchr(target, '/');
+    const int dir_len = slash == NULL ? 0 : (int)(slash + 1 - target);
+    const char *name = target + dir_len;
+    size_t name_len = strlen(name);
     int fd = -1;
     for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
         unsigned c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
-        snprintf(tmp, cap, "%s.%ld.%u.tmp", target, (long)getpid(), c);
+        snprintf(tmp, cap, "%.*s%.*s.%ld.%u.tmp", dir_len, target, (int)name_len, name,
+                 (long)getpid(), c);
         /* 0666 filtered by the umask, like any new file. */
         fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == ENAMETOOLONG && name_len > SHORT_NAME_BYTES) {
+            name_len = SHORT_NAME_BYTES;
+            while (name_len > 0 && ((unsigned char)name[name_len] & 0xC0) == 0x80)
+                name_len--; /* cut before a character, not inside a UTF-8 sequence */
+            continue;
+        }
         if (fd < 0 && errno != EEXIST)
             break;
     }

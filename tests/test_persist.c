@@ -347,6 +347,27 @@ static void test_save_errors(void **state)
     bl_free(f);
 }
 
+/* A file name near the file system's limit (255 bytes) is saved like any other: the temporary's
+ * name, the target's plus ".<pid>.<n>.tmp", was too long, and the save failed (ENAMETOOLONG). */
+static void test_save_long_name(void **state)
+{
+    (void)state;
+    bl_filter *f = ft_make_filled(BL_LAYOUT_BLOCKED, 8, 500, false);
+    bl_filter *g = NULL;
+    char name[256], path[512];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    path_in(path, sizeof path, name);
+    assert_int_equal(bl_save(f, path), BL_OK);
+    assert_int_equal(bl_load(&g, path), BL_OK);
+    ft_assert_same(f, g);
+    assert_int_equal(bl_save(g, path), BL_OK); /* and replaced */
+    assert_int_equal(count_files(".tmp"), 0);
+    assert_int_equal(remove(path), 0);
+    bl_free(f);
+    bl_free(g);
+}
+
 /* The file at path holds exactly the len bytes at want. */
 static void assert_file_holds(const char *path, const void *want, size_t len)
 {
@@ -456,6 +477,44 @@ static void test_save_disk_full_keeps_old_file(void **state)
     assert_int_equal(count_files(".tmp"), 0);
     bl_free(old);
     bl_free(g);
+}
+
+/* Only regular files are read. A FIFO nobody writes to is refused at once: opening it for
+ * reading used to wait for a writer, so bl_load and bl_map hung (the child here is stopped by
+ * its alarm after 5 s if they do). */
+static void test_load_non_regular(void **state)
+{
+    (void)state;
+    char fifo[512], dir[512];
+    path_in(fifo, sizeof fifo, "load-fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    path_in(dir, sizeof dir, "load-dir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(5);
+        const char *paths[] = {fifo, dir};
+        const int want[] = {EINVAL, EISDIR};
+        for (int i = 0; i < 2; i++) {
+            bl_filter *f = (bl_filter *)1;
+            errno = 0;
+            if (bl_load(&f, paths[i]) != BL_E_IO || errno != want[i] || f != NULL)
+                _exit(10 + i);
+            f = (bl_filter *)1;
+            errno = 0;
+            if (bl_map(&f, paths[i]) != BL_E_IO || errno != want[i] || f != NULL)
+                _exit(20 + i);
+        }
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        fail_msg("load of a FIFO: child killed by signal %d (hung)", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 /* ---- kill -9 during saves of a large filter ------------------------------------------------------ */
@@ -692,8 +751,10 @@ int main(void)
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_verify_file_rewritten_under_mapping),
         cmocka_unit_test(test_save_errors),
+        cmocka_unit_test(test_save_long_name),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_save_targets),
+        cmocka_unit_test(test_load_non_regular),
         cmocka_unit_test(test_kill_during_save),
         cmocka_unit_test(test_map_while_file_written),
         cmocka_unit_test(test_over_2_32_bits),
