@@ -38,8 +38,9 @@ extern "C" {
  *   built by several threads at once with bl_add_hash_batch_part, each thread owning one part
  *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
  * - Functions never print or abort. They allocate only to create, load, map, deserialize,
- *   import or clone a filter, for bl_save's header block, and when adds or unions give a
- *   scalable filter new stages; a failed allocation is BL_E_NOMEM.
+ *   import or clone a filter, for bl_save's header block and its temporary file's name (and
+ *   bl_export_save's), and when adds or unions give a scalable filter new stages; a failed
+ *   allocation is BL_E_NOMEM.
  */
 
 /* Every function that can fail returns a bl_status. Codes are appended, never renumbered. */
@@ -126,7 +127,9 @@ BL_API void bl_free(bl_filter *filter);
 /* Deep copy (a mapped filter becomes an in-memory, mutable one). */
 BL_API bl_status bl_clone(bl_filter **out, const bl_filter *filter);
 
-/* Reset every bit (and the keys-added count) to zero. */
+/* Reset every bit (and the keys-added count) to zero. A scalable filter keeps its stages and
+ * their memory, all emptied: new keys fill the newest (largest, tightest) stage first, so the
+ * rate stays within design_fpp. Free and create it again to give the memory back. */
 BL_API bl_status bl_clear(bl_filter *filter);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -248,7 +251,8 @@ typedef struct bl_info {
     unsigned k;
     uint64_t design_keys;      /* n the filter was sized for (0 if unknown) */
     double design_fpp;         /* p the filter was sized for (0 if unknown) */
-    uint64_t keys_added;       /* keys added (counting insert calls, duplicates included) */
+    uint64_t keys_added;       /* keys added (counting insert calls, duplicates included; a
+                                  counting filter subtracts the keys removed) */
     bool keys_known;           /* false for filters imported from formats that do not record it */
     double fill_ratio;         /* fraction of bits (or counters) that are non-zero */
     double estimated_keys;     /* distinct keys estimated from the fill ratio */
