@@ -511,6 +511,35 @@ static void test_env_kernel(void **state)
 #endif
 }
 
+/* The CPU features against the compiler's own detection (libgcc / compiler-rt), which also
+ * asks XGETBV whether the OS saves YMM and ZMM state. The kernel reruns and test_env_kernel go by
+ * bl_cpu_features itself, so a detection that lost a feature would only leave its kernel
+ * untested (and never selected) without this. */
+static void test_cpu_features(void **state)
+{
+    (void)state;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                        __builtin_cpu_supports("avx512vl");
+    const uint32_t features = bl_cpu_features();
+    printf("# CPU: avx2 %d, avx512 %d; bl_cpu_features 0x%x\n", avx2, avx512, (unsigned)features);
+    assert_int_equal(!!(features & BL_CPU_AVX2), avx2);
+    assert_int_equal(!!(features & BL_CPU_AVX512), avx512);
+    assert_int_equal(features & BL_CPU_NEON, 0);
+#if defined(BLOOMLINE_HAVE_AVX2)
+    assert_int_equal(bl_kernel_supported("avx2"), avx2);
+#endif
+#if defined(BLOOMLINE_HAVE_AVX512)
+    assert_int_equal(bl_kernel_supported("avx512"), avx512);
+#endif
+#else
+    skip();
+#endif
+}
+
 /* Unknown and unsupported kernels: a clear error from creation, never a silent fallback. */
 static void test_bad_kernel(void **state)
 {
@@ -548,7 +577,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_env_kernel),      cmocka_unit_test(test_bad_kernel),
-        cmocka_unit_test(test_word_sets),
+        cmocka_unit_test(test_word_sets),       cmocka_unit_test(test_cpu_features),
         cmocka_unit_test(test_hash_u64),        cmocka_unit_test(test_direct_window),
         cmocka_unit_test(test_huge_line_counts),
         cmocka_unit_test(test_sbbf_identical),  cmocka_unit_test(test_blocked_identical),
