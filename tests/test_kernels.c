@@ -14,9 +14,15 @@
 #define NKEYS 3000u /* keys added per filter; as many fresh keys are queried besides */
 #define KEY_MAX_LEN 63u
 
-/* Batch sizes cycled through by the batched paths: around vector widths, the pipeline chunk
- * (256) and the prefetch window, and beyond. */
-static const size_t batch_sizes[] = {0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 257, 1000, 1500};
+/* Batch sizes cycled through by the batched paths: around vector widths, the prefetch window
+ * (64), the pipeline chunk (1024: the last key alone in a second step at +1) and the chunk plus
+ * the window (the hash buffer; at +1 the second step hashes a single key), and beyond. The two
+ * pipeline edges come first, so the adds (NKEYS keys) meet them too, not only the queries. */
+#define CHUNK BL_PIPELINE_CHUNK
+#define WINDOW BL_PREFETCH_DISTANCE
+static const size_t batch_sizes[] = {CHUNK + 1, CHUNK + WINDOW + 1, 0, 1, 7, 8, 9, 15, 16, 17,
+                                     WINDOW - 1, WINDOW, WINDOW + 1, 255, 256, 257, CHUNK - 1,
+                                     CHUNK, CHUNK + WINDOW, 1500};
 
 typedef enum kind { KIND_BYTES, KIND_U64, KIND_HASH } kind;
 static const char *const kind_names[] = {"bytes", "u64", "hash"};
