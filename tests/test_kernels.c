@@ -314,28 +314,40 @@ static void test_direct_window(void **state)
 /* Line counts past 32 bits: the line index is the high half of the full 64 x 64-bit product
  * h * nlines, so a kernel that reduces with fewer bits (nlines truncated to 32 bits, or the
  * sbbf's ((h >> 32) * n) >> 32) picks other lines, yet agrees with scalar on every filter small
- * enough to allocate (powers of two up to 2^32 come out the same either way). Such a filter is
- * 256 GiB, so the blocked and counting kernels run directly on one sparse anonymous mapping, of
- * which only the few hundred lines the keys touch are ever written (and zeroed again after each
- * run), against what the spec's add, test and remove leave there. */
+ * enough to allocate (powers of two up to 2^32 come out the same either way). The sbbf's own
+ * block index, conversely, differs from the blocked one only for large block counts that are
+ * not powers of two (the 2^32 - 1 it may have). Such filters are 128-256 GiB, so the kernels
+ * run directly on one sparse anonymous mapping, of which only the few hundred lines the keys
+ * touch are ever written (and zeroed again after each run), against what the spec's add, test
+ * and remove leave there. */
 #define HUGE_KEYS 200u /* keys added; as many fresh ones are queried */
 #define HUGE_MAX_LINES ((UINT64_C(1) << 32) + 3)
 
 typedef struct huge_run {
     uint8_t *data; /* HUGE_MAX_LINES lines */
-    uint64_t nlines;
+    uint64_t nlines; /* lines, or blocks of the sbbf */
+    bool sbbf;
     unsigned k;
     uint64_t h[2 * HUGE_KEYS];
 } huge_run;
 
+/* The line (or sbbf block) of key i. */
+static uint8_t *huge_line(const huge_run *r, size_t i)
+{
+    if (r->sbbf)
+        return r->data + bl_sbbf_block(r->h[i], r->nlines) * BL_SBBF_BLOCK_BYTES;
+    return r->data + bl_blocked_line(r->h[i], r->nlines) * BL_LINE_BYTES;
+}
+
 /* Move the lines of all 2 x HUGE_KEYS keys out of the payload (zeroing them there), in key order. */
 static void huge_take_lines(huge_run *r, uint8_t lines[][BL_LINE_BYTES])
 {
+    const size_t bytes = r->sbbf ? BL_SBBF_BLOCK_BYTES : BL_LINE_BYTES;
+    memset(lines, 0, 2 * HUGE_KEYS * BL_LINE_BYTES);
     for (size_t i = 0; i < 2 * HUGE_KEYS; i++)
-        memcpy(lines[i], r->data + bl_blocked_line(r->h[i], r->nlines) * BL_LINE_BYTES,
-               BL_LINE_BYTES);
+        memcpy(lines[i], huge_line(r, i), bytes);
     for (size_t i = 0; i < 2 * HUGE_KEYS; i++)
-        memset(r->data + bl_blocked_line(r->h[i], r->nlines) * BL_LINE_BYTES, 0, BL_LINE_BYTES);
+        memset(huge_line(r, i), 0, bytes);
 }
 
 static void huge_check_lines(huge_run *r, uint8_t want[][BL_LINE_BYTES], const char *what)
@@ -344,8 +356,9 @@ static void huge_check_lines(huge_run *r, uint8_t want[][BL_LINE_BYTES], const c
     huge_take_lines(r, got);
     for (size_t i = 0; i < 2 * HUGE_KEYS; i++)
         if (memcmp(got[i], want[i], BL_LINE_BYTES) != 0)
-            fail_msg("%s k=%u, %llu lines: the line of key %zu differs from the spec (seed 0x%llx)",
-                     what, r->k, (unsigned long long)r->nlines, i, (unsigned long long)seed_state);
+            fail_msg("%s %s k=%u, %llu lines: the line of key %zu differs from the spec "
+                     "(seed 0x%llx)", what, r->sbbf ? "sbbf" : "blocked/counting", r->k,
+                     (unsigned long long)r->nlines, i, (unsigned long long)seed_state);
 }
 
 /* One kernel on one geometry: adds (batched, then single), queries, counting add, test, remove. */
@@ -389,6 +402,22 @@ static void huge_check_kernel(huge_run *r, const char *name, uint8_t blocked[][B
     assert_int_equal(ck->remove(r->data, r->nlines, r->k, r->h + N / 2, N, N + N / 2),
                      absent_want);
     huge_check_lines(r, removed, name);
+}
+
+/* One kernel's sbbf add (in two batches) and test. */
+static void huge_check_sbbf(huge_run *r, const char *name, uint8_t blocks[][BL_LINE_BYTES],
+                            const uint8_t *want)
+{
+    enum { N = HUGE_KEYS };
+    const struct bl_kernels *kern;
+    assert_int_equal(bl_kernel_resolve(name, &kern), BL_OK);
+    static uint8_t got[2 * N];
+    kern->sbbf_add(r->data, r->nlines, r->h, N - 9, N);
+    kern->sbbf_add(r->data, r->nlines, r->h + N - 9, 9, 9);
+    memset(got, 0xee, sizeof got);
+    assert_int_equal(kern->sbbf_test(r->data, r->nlines, r->h, 2 * N, 2 * N, got), N);
+    assert_memory_equal(got, want, 2 * N);
+    huge_check_lines(r, blocks, name);
 }
 
 static void test_huge_line_counts(void **state)
@@ -448,6 +477,20 @@ static void test_huge_line_counts(void **state)
                 huge_check_kernel(&r, names[ki], blocked, counting, removed, want, absent_want);
         }
     }
+    r.sbbf = true;
+    r.nlines = UINT32_MAX;
+    r.k = BL_SBBF_K;
+    for (size_t i = 0; i < 2 * N; i++)
+        r.h[i] = bl_xxh64_u64(ks.u64[i], 0);
+    for (size_t i = 0; i < N; i++)
+        bl_sbbf_add_one(r.data, r.nlines, r.h[i]);
+    for (size_t i = 0; i < 2 * N; i++) {
+        want[i] = bl_sbbf_test_one(r.data, r.nlines, r.h[i]);
+        assert_true(want[i] || i >= N);
+    }
+    huge_take_lines(&r, blocked);
+    for (size_t ki = 0; ki < nk; ki++)
+        huge_check_sbbf(&r, names[ki], blocked, want);
     assert_int_equal(munmap(map, bytes), 0);
 }
 
