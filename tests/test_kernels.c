@@ -622,10 +622,62 @@ static void test_bad_kernel(void **state)
     }
 }
 
+/* Kernel names match whole: a prefix, an extension or another case of a name is no kernel. An
+ * empty name, in the parameters or as BLOOMLINE_KERNEL (a variable exported empty), is none
+ * given: the environment's kernel, then the best. */
+static void test_kernel_names(void **state)
+{
+    (void)state;
+    static const char *const near[] = {"avx", "avx5", "avx2 ", "sca", "scalar2", "Scalar", "neo",
+                                       "AVX512", ""};
+    bl_params p;
+    bl_params_init(&p);
+    p.expected_keys = 100;
+    for (size_t i = 0; i < BL_ARRAY_LEN(near); i++) {
+        assert_false(bl_kernel_supported(near[i]));
+        const struct bl_kernels *kern = NULL;
+        if (near[i][0] != '\0') {
+            assert_int_equal(bl_kernel_resolve(near[i], &kern), BL_E_UNSUPPORTED);
+            bl_filter *f = NULL;
+            p.kernel = near[i];
+            assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+            assert_null(f);
+        }
+    }
+    const char *env = getenv("BLOOMLINE_KERNEL");
+    char *saved = env ? strdup(env) : NULL;
+    unsetenv("BLOOMLINE_KERNEL");
+    const char *best = bl_kernel_name();
+    assert_non_null(best);
+    setenv("BLOOMLINE_KERNEL", "", 1);
+    const char *empty_env = bl_kernel_name();
+    p.kernel = "";
+    bl_filter *f = NULL;
+    const bl_status st = bl_create(&f, &p);
+    setenv("BLOOMLINE_KERNEL", "scalar", 1);
+    bl_filter *g = NULL;
+    const bl_status st_env = bl_create(&g, &p);
+    if (saved != NULL) {
+        setenv("BLOOMLINE_KERNEL", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("BLOOMLINE_KERNEL");
+    }
+    assert_non_null(empty_env);
+    assert_string_equal(empty_env, best);
+    assert_int_equal(st, BL_OK);
+    assert_string_equal(bl_filter_kernel(f), best);
+    assert_int_equal(st_env, BL_OK);
+    assert_string_equal(bl_filter_kernel(g), "scalar");
+    bl_free(f);
+    bl_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_env_kernel),      cmocka_unit_test(test_bad_kernel),
+        cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_word_sets),       cmocka_unit_test(test_cpu_features),
         cmocka_unit_test(test_hash_u64),        cmocka_unit_test(test_direct_window),
         cmocka_unit_test(test_huge_line_counts),
