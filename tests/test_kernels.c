@@ -494,12 +494,10 @@ static void test_huge_line_counts(void **state)
     assert_int_equal(munmap(map, bytes), 0);
 }
 
-/* BLOOMLINE_KERNEL, when set (the per-kernel ctest reruns set it), is the kernel that runs; when
- * unset, aarch64 picks NEON and x86 with AVX2 a vector kernel. */
 /* The word-set tables (blocked_maps.c): row k of the offsets holds k distinct words starting
  * with 0 (then zeros), and the inverse table (stored twice over) maps each of them back to its
- * probe and every other word to lane 15, a lane past k. Then every key's k words are distinct, which the adds' mask
- * permutation relies on. */
+ * probe and every other word to lane 15, a lane past k. Then every key's k words are distinct,
+ * which the adds' mask permutation relies on. */
 static void test_word_sets(void **state)
 {
     (void)state;
@@ -531,6 +529,8 @@ static void test_word_sets(void **state)
     }
 }
 
+/* BLOOMLINE_KERNEL, when set (the per-kernel ctest reruns set it), is the kernel that runs; when
+ * unset, aarch64 picks NEON and x86 with AVX2 a vector kernel. */
 static void test_env_kernel(void **state)
 {
     (void)state;
