@@ -138,20 +138,25 @@ bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k
                             uint64_t *bits, unsigned *k);
 bl_hash_scheme bl_layout_hash(bl_layout layout);
 
-static inline void bl_count_keys(bl_filter *f, uint64_t n)
-{
-    if (f->flags & BL_FLAG_CONCURRENT)
-        __atomic_fetch_add(&f->keys_added, n, __ATOMIC_RELAXED);
-    else
-        f->keys_added += n;
-}
-
-/* keys_added of a union: the sum, held at UINT64_MAX rather than wrapping to a small count (a
- * count loaded from a file may be anything, and a filter may be united with itself). */
+/* keys_added of a union or an add: the sum, held at UINT64_MAX rather than wrapping to a small
+ * count (a count loaded from a file may be anything, and a filter may be united with itself). */
 static inline uint64_t bl_keys_sum(uint64_t a, uint64_t b)
 {
     uint64_t sum;
     return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+static inline void bl_count_keys(bl_filter *f, uint64_t n)
+{
+    if (f->flags & BL_FLAG_CONCURRENT) {
+        /* Every add that wraps stores the maximum after its own increment, so the count ends
+         * held there whatever the interleaving (a reader may glimpse the wrapped value). */
+        const uint64_t old = __atomic_fetch_add(&f->keys_added, n, __ATOMIC_RELAXED);
+        if (old > UINT64_MAX - n)
+            __atomic_store_n(&f->keys_added, UINT64_MAX, __ATOMIC_RELAXED);
+    } else {
+        f->keys_added = bl_keys_sum(f->keys_added, n);
+    }
 }
 
 /* ---- Files (save_file.c) --------------------------------------------------------------------- */

@@ -188,7 +188,7 @@ bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size
         const size_t take = room < n - done ? (size_t)room : n - done;
         stage_kern(f, s)->blocked_add(s->data, s->nblocks, s->k, h + done, take, avail - done);
         s->keys_added += take;
-        f->keys_added += take;
+        f->keys_added = bl_keys_sum(f->keys_added, take);
         done += take;
     }
     return BL_OK;

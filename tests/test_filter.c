@@ -272,6 +272,31 @@ static void test_union_count_saturates(void **state)
     }
 }
 
+/* Adds hold keys_added at UINT64_MAX too (a loaded count may be near it); it wrapped to a few. */
+static void test_add_count_saturates(void **state)
+{
+    (void)state;
+    const uint64_t keys[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    const unsigned flags[] = {0, BL_FLAG_CONCURRENT, 0};
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_BLOCKED, BL_LAYOUT_SCALABLE};
+    for (size_t c = 0; c < BL_ARRAY_LEN(layouts); c++) {
+        bl_params p;
+        bl_params_init(&p);
+        p.layout = layouts[c];
+        p.expected_keys = 1000;
+        p.flags = flags[c];
+        bl_filter *f = NULL;
+        assert_int_equal(bl_create(&f, &p), BL_OK);
+        f->keys_added = UINT64_MAX - 5;
+        assert_int_equal(bl_add_u64_batch(f, keys, 10), BL_OK);
+        assert_true(f->keys_added == UINT64_MAX);
+        assert_int_equal(bl_add_u64(f, 11), BL_OK);
+        assert_int_equal(bl_add(f, "twelve", 6), BL_OK);
+        assert_true(f->keys_added == UINT64_MAX);
+        bl_free(f);
+    }
+}
+
 static void test_concurrent_insert(void **state)
 {
     (void)state;
@@ -624,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_insert),
         cmocka_unit_test(test_over_4g_bits),
         cmocka_unit_test(test_union_count_saturates),
+        cmocka_unit_test(test_add_count_saturates),
         cmocka_unit_test(test_invalid_parameters),
         cmocka_unit_test(test_layout_k_range),
         cmocka_unit_test(test_hash_invalid),
