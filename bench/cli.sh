@@ -87,9 +87,12 @@ filter="$work/urls.bl"
 run bloomline build /dev/null "$bl" build -q -o "$filter" -p 0.01 -t "$threads" "$keys"
 run bloomline query "$work/bl.out" "$bl" query -q -t "$threads" "$filter" "$queries"
 awk_prog='NR==FNR{a[$0];next} $0 in a'
-run awk build+query "$work/awk.out" awk "$awk_prog" "$keys" "$queries"
 # Debian's default awk is mawk; gawk (package gawk) is the other common one, so it runs too.
-if command -v gawk >/dev/null && [ "$(readlink -f "$(command -v awk)")" != "$(readlink -f "$(command -v gawk)")" ]; then
+# Installing gawk makes it /usr/bin/awk through the alternatives, so the "awk" row names mawk
+# itself when it is there (on one machine it had compared gawk alone, and twice).
+awk_bin=$(command -v mawk || command -v awk)
+run awk build+query "$work/awk.out" "$awk_bin" "$awk_prog" "$keys" "$queries"
+if command -v gawk >/dev/null && [ "$(readlink -f "$awk_bin")" != "$(readlink -f "$(command -v gawk)")" ]; then
     run gawk build+query "$work/gawk.out" gawk "$awk_prog" "$keys" "$queries"
 fi
 # grep -F with 10^7 patterns can need many GB: bounded in memory and time so it cannot take
@@ -98,7 +101,7 @@ run "grep -F -x -f" build+query "$work/grep.out" \
     bash -c "ulimit -v $((grep_mem_gib * 1024 * 1024)); exec timeout $grep_timeout grep -F -x -f '$keys' '$queries'"
 
 awk -F, -v lines="$lines" -v threads="$threads" -v when="$(date -u '+%Y-%m-%d %H:%M UTC')" -v expect="$expect" -v gto="$grep_timeout" -v gmem="$grep_mem_gib" \
-    -v awkbin="$(readlink -f "$(command -v awk)")" '
+    -v awkbin="$(readlink -f "$awk_bin")" '
 NR == 1 { next }
 { tool[NR] = $1; phase[NR] = $2; sec[NR] = $4; rate[NR] = $5; rss[NR] = $6; rc[NR] = $7; sel[NR] = $8; n = NR
   if ($1 == "bloomline") { blsec += $4; if ($6 > blrss) blrss = $6 }

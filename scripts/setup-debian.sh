@@ -10,7 +10,7 @@ packages=(
   gcc-aarch64-linux-gnu qemu-user      # the NEON kernel for real, under qemu
   libc6-dev:arm64 libcmocka-dev:arm64 libxxhash-dev:arm64
   default-jdk-headless libguava-java   # Guava interop test
-  libbloom-dev gnuplot-nox gawk        # benchmark peer, plots, the awk the CLI is compared with
+  libbloom-dev gnuplot-nox mawk gawk   # benchmark peer, plots, the two awks the CLI is compared with
 )
 
 missing=()
