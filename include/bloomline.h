@@ -102,7 +102,10 @@ typedef struct bl_params {
     unsigned flags;          /* BL_FLAG_* */
     const char *kernel;      /* "scalar", "avx2", "avx512", "neon", or NULL for BLOOMLINE_KERNEL/best */
     double growth;           /* scalable: each stage this many times larger (default 2) */
-    double tightening;       /* scalable: each stage's rate is this times the previous (default 0.5) */
+    double tightening;       /* scalable: each stage's rate is this times the previous (default 0.5).
+                                Smaller values make later stages dear fast, as blocked lines need
+                                ever more bits at tiny rates: after 10 stages (p = 0.01, growth 2)
+                                the chain averages 28 bits/key at 0.5, 126 at 0.1, 3400 at 0.01 */
 } bl_params;
 
 /* Fill params with the defaults: blocked, p = 0.01, seed 0, automatic kernel. */
