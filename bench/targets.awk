@@ -28,6 +28,16 @@ function best(kind, n, lay, c,    k, v, b) {
     }
     return b
 }
+# best (lowest) sum of columns c1 and c2 over the kernels of a layout, both from one kernel (the
+# query mix of a run on one machine); sets BK to the kernel
+function best_sum(kind, n, lay, c1, c2,    k, v1, v2, b) {
+    b = ""; BK = ""
+    for (k in KERN) {
+        v1 = V[kind, n, "bloomline", lay, k, c1]; v2 = V[kind, n, "bloomline", lay, k, c2]
+        if (v1 != "" && v2 != "" && (b == "" || v1 + v2 < b)) { b = v1 + v2; BK = k }
+    }
+    return b
+}
 # best (lowest) ratio of column c to the probe timed beside it (column pc; the size's own probe
 # `alone` for rows without one); sets BK, BV (the value) and BP (the probe)
 function best_ratio(kind, n, lay, c, pc, alone,    k, v, p, r, b) {
@@ -102,8 +112,10 @@ END {
     v = best("url", N20, "blocked", 15); le("2^20 URL batched query, hit", "<= 5.5 ns/key", v, 5.5, " ns", " (" BK xs ")")
     v = best("url", N20, "blocked", 19); le("2^20 URL batched query, miss", "<= 5.5 ns/key", v, 5.5, " ns", " (" BK xs ")")
     lh = V["u64", N27, "libbloom", "classic", "-", 13]; lm = V["u64", N27, "libbloom", "classic", "-", 17]
-    bh = best("u64", N27, "blocked", 15); bm = best("u64", N27, "blocked", 19)
-    if (lh != "" && bh != "") ge("2^27 u64 query vs libbloom", ">= 20x faster", (lh + lm) / (bh + bm), 20, "x", sprintf(" (libbloom %.1f ns vs %.2f ns)", (lh + lm) / 2, (bh + bm) / 2))
+    # hit and miss of one kernel: the best hit of one and the best miss of another is no query
+    # any run does (it made the ratio up to 7% higher on results-epyc)
+    bs = best_sum("u64", N27, "blocked", 15, 19)
+    if (lh != "" && lm != "" && bs != "") ge("2^27 u64 query vs libbloom", ">= 20x faster", (lh + lm) / bs, 20, "x", sprintf(" (libbloom %.1f ns vs %.2f ns %s)", (lh + lm) / 2, bs / 2, BK))
     if (BPK10 != "") le("blocked FPR at 10 bits/key", "<= 1.0%", 100 * BPK10, 1.0, "%", sprintf(" (+-%.3f%%)", 100 * BPK10SE))
     if (NP) row("honest sizing, p = 1e-1..1e-6, every layout", "measured <= p + 3 SE", NPASS "/" NP " pass" (FAILS ? "; fail:" FAILS : ""), NPASS == NP, NP - NPASS " failing")
     if (SPACE[0.01] != "") le("blocked vs classic bits at p = 1%", "<= 1.15x", SPACE[0.01], 1.15, "x", "")
