@@ -306,7 +306,14 @@ int bb_parse_list(const char *s, uint64_t *out, int cap, bool pow2)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *tok = strtok(buf, ","); tok != NULL && n < cap; tok = strtok(NULL, ",")) {
-        uint64_t v = pow2 ? (UINT64_C(1) << strtoul(tok, NULL, 10)) : bb_parse_count(tok);
+        uint64_t v;
+        if (pow2) { /* an exponent: "abc" read as 0 (one key) and "64" shifted past the width */
+            char *end;
+            const unsigned long e = strtoul(tok, &end, 10);
+            v = end != tok && *end == 0 && e >= 1 && e <= BB_MAX_LOG2_KEYS ? UINT64_C(1) << e : 0;
+        } else {
+            v = bb_parse_count(tok);
+        }
         if (v == 0)
             return -1;
         out[n++] = v;

@@ -135,7 +135,9 @@ void bb_touch(void *p, size_t bytes);
 
 /* "1000000", "1e9", "2^27" -> value; 0 on error. */
 uint64_t bb_parse_count(const char *s);
-/* A comma-separated list of counts ("16,20" as powers of two when pow2 is true). */
+/* A comma-separated list of counts ("16,20" as powers of two when pow2 is true, exponents 1 to
+ * BB_MAX_LOG2_KEYS); -1 if an item is not one. */
+#define BB_MAX_LOG2_KEYS 40
 int bb_parse_list(const char *s, uint64_t *out, int cap, bool pow2);
 
 /* Open a CSV for writing; writes the header if the file is new/empty. NULL path gives NULL. */
