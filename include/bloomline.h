@@ -117,7 +117,8 @@ typedef struct bl_filter bl_filter;
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
 
 /* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:
- * 512 for blocked/counting lines... see docs) and k. Used by loaders and importers. */
+ * 512 for blocked and counting lines, 256 for sbbf blocks, 64 for classic words) and k. Used by
+ * loaders and importers. A scalable chain has no single geometry: BL_E_UNSUPPORTED. */
 BL_API bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, unsigned k,
                                     uint64_t seed, unsigned flags, const char *kernel);
 
