@@ -116,11 +116,13 @@ typedef struct bl_filter bl_filter;
 /* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key).
  * BL_E_INVALID also when bits_per_key (or a forced k) is so small that the layout's model rate
  * at expected_keys is 1: such a filter would answer yes to every key. BL_E_TOO_LARGE when no
- * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9). */
+ * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9 for 10^9 keys;
+ * for 1000 keys the size, about 125 GB, is within the limit: allocating it decides). */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
 
 /* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:
- * 512 for blocked/counting lines... see docs) and k. Used by loaders and importers. */
+ * 512 for blocked and counting lines, 256 for sbbf blocks, 64 for classic words) and k. Used by
+ * loaders and importers. A scalable chain has no single geometry: BL_E_UNSUPPORTED. */
 BL_API bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, unsigned k,
                                     uint64_t seed, unsigned flags, const char *kernel);
 

@@ -4,8 +4,8 @@
 
 /* Stream: strategy ordinal (1 byte), numHashFunctions (unsigned byte), number of longs (big-endian
  * int32), then the longs (big-endian int64). Guava's enum BloomFilterStrategies lists
- * MURMUR128_MITZ_32 (ordinal 0) then MURMUR128_MITZ_64 (ordinal 1), the only one used since
- * Guava 12; the classic layout implements that one. */
+ * MURMUR128_MITZ_32 (ordinal 0) then MURMUR128_MITZ_64 (ordinal 1), the one BloomFilter.create
+ * uses since Guava 17; the classic layout implements that one. */
 #define BL_GUAVA_HEADER_BYTES 6u
 #define BL_GUAVA_MITZ_32 0u
 #define BL_GUAVA_MITZ_64 1u

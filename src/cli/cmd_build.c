@@ -8,8 +8,8 @@
 #include <string.h>
 
 /* Initial capacity of a scalable filter built from a stream of unknown length: 2^20 keys cost
- * about 1.2 MB at p = 1%, small enough for a tiny stream, big enough that a large one grows
- * through only a few stages (each twice the last). */
+ * about 1.5 MB at p = 1% (the first stage is sized for p/2), small enough for a tiny stream, big
+ * enough that a large one grows through only a few stages (each twice the last). */
 #define BUILD_SCALABLE_START (UINT64_C(1) << 20)
 
 enum { OPT_SEED = 256, OPT_BITS, OPT_HELP };

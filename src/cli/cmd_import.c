@@ -80,7 +80,7 @@ int cli_cmd_import(int argc, char **argv)
     free(buf);
     if (st == BL_E_UNSUPPORTED && mitz32) {
         cli_error("%s: cannot import: a Guava filter of strategy 0 (MURMUR128_MITZ_32, Guava "
-                  "before release 12), which bloomline does not implement",
+                  "before release 17), which bloomline does not implement",
                   cli_input_name(in));
         return CLI_EXIT_ERROR;
     }

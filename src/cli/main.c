@@ -52,7 +52,8 @@ static const char help_build[] =
     "                          have an empty key (skipped, counted in a warning)\n"
     "  -d, --delimiter D       field delimiter: one byte, or \\t, \\0, \\\\, \\xHH (default tab)\n"
     "      --seed S            hash seed (part of the filter's identity; 0 for Parquet)\n"
-    "      --bits M            exact size in bits (e.g. a power of two for Parquet)\n"
+    "      --bits M            size in bits, rounded up to whole lines (512 bits), sbbf blocks\n"
+    "                          (256) or classic words (64); e.g. a power of two for Parquet\n"
     "  -k, --hashes K          force the number of hash functions (the size still meets -p)\n"
     "  -q, --quiet             no progress line (shown only when stderr is a terminal)\n";
 

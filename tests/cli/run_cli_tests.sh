@@ -321,6 +321,13 @@ expect_error "merge needs -o" "-o OUT" "$B" merge m1.blf m2.blf
 # ---- export and import -----------------------------------------------------------------------------
 printf 'hello\nparquet\nbloom\nfilter\n' > pq.txt
 expect_status "build sbbf 1024 bytes" 0 "$B" build -l sbbf --bits 8192 -o pq.blf pq.txt
+# --bits rounds up to whole lines (512 bits), sbbf blocks (256) or classic words (64).
+for c in blocked:1000:1024 counting:1000:1024 sbbf:300:512 classic:100:128; do
+    IFS=: read -r l m want <<< "$c"
+    "$B" build -l "$l" --bits "$m" -o bits.blf pq.txt
+    "$B" info bits.blf > info_bits
+    check "--bits $m ($l) is $want bits" grep -q "^size: *$want bits" info_bits
+done
 expect_status "export parquet" 0 "$B" export pq.blf --format parquet -o pq.bin
 if [ -f "$GOLDEN_PARQUET" ]; then
     check "parquet export == parquet-java's bytes" cmp -s pq.bin "$GOLDEN_PARQUET"
