@@ -31,8 +31,9 @@ static const char overview[] =
     "a line was selected), 1 query selected nothing, 2 error.\n";
 
 static const char help_build[] =
-    "usage: bloomline build -o FILTER [-n N] [-p FPP | -b BITS_PER_KEY] [-l LAYOUT]\n"
-    "                       [-t THREADS] [-f FIELD] [-d DELIM] [--seed S] [-q] [INPUT...]\n"
+    "usage: bloomline build -o FILTER [-n N] [-p FPP | -b BITS_PER_KEY] [-l LAYOUT] [-k K]\n"
+    "                       [--bits M] [-t THREADS] [-f FIELD] [-d DELIM] [--seed S] [-q]\n"
+    "                       [INPUT...]\n"
     "\n"
     "Build a filter from newline-delimited keys and write it to FILTER atomically (an\n"
     "interrupted build never leaves a damaged file; a device or FIFO such as /dev/stdout is\n"
@@ -50,7 +51,7 @@ static const char help_build[] =
     "                          The filter is the same whatever T\n"
     "  -f, --field N           the key is the N-th field (1-based); lines with fewer fields\n"
     "                          have an empty key (skipped, counted in a warning)\n"
-    "  -d, --delimiter D       field delimiter: one byte, or \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "  -d, --delimiter D       delimiter: a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
     "      --seed S            hash seed (part of the filter's identity; 0 for Parquet)\n"
     "      --bits M            size in bits, rounded up to whole lines (512 bits), sbbf blocks\n"
     "                          (256) or classic words (64); e.g. a power of two for Parquet\n"
