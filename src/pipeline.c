@@ -31,6 +31,18 @@ void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t c
     }
 }
 
+/* The uint64 keys the next step will hash, [from, from + CHUNK), fetched while this step probes.
+ * Hashing them is a burst of ~0.3 ns per key that otherwise waits on the key stream from memory
+ * while the probe's window runs dry: at 2^24 keys on an AMD Zen 4, alternated in one process,
+ * 5.27 against 5.83 and 4.34 against 4.48 ns/key, 2% at 2^27. Not in cache, where it cost 4%.
+ * (Byte keys prefetch their own bytes as they are hashed: bl_hash_bytes_batch.) */
+static void prefetch_next_u64(const uint64_t *values, size_t from, size_t n)
+{
+    const size_t to = n - from > BL_PIPELINE_CHUNK ? from + BL_PIPELINE_CHUNK : n;
+    for (size_t j = from; j < to; j += 64 / sizeof *values)
+        BL_PREFETCH_R(values + j);
+}
+
 size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
                    void *ctx)
 {
@@ -45,8 +57,11 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
     size_t filled = n < CAP ? n : CAP;
     bl_hash_keys(f, keys, 0, filled, n, buf);
     size_t base = 0, total = 0;
+    const bool prefetch_keys = keys->kind == BL_KEYS_U64 && f->nbytes > BL_CACHE_RESIDENT_BYTES;
     for (;;) {
         const size_t nprobe = filled < BL_PIPELINE_CHUNK ? filled : BL_PIPELINE_CHUNK;
+        if (prefetch_keys)
+            prefetch_next_u64(keys->values, base + filled, n);
         total += fn(f, buf, nprobe, filled, res ? res + base : NULL, ctx);
         base += nprobe;
         if (base >= n)

@@ -61,10 +61,4 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
     return line;
 }
 
-/* Filters up to this size sit in L2 (2 MiB and more on current x86 cores). There the AVX-512
- * query skips the prefetch window, whose ring of line addresses is overhead in cache (probe stage
- * at 2^16 keys: 0.93 vs 1.12 ns/key); the AVX2 query keeps it (1.8 vs 2.05 ns/key: its longer
- * per-key chain gains from finding the line in L1). */
-#define BL_CACHE_RESIDENT_BYTES (UINT64_C(1) << 20)
-
 #endif
