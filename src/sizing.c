@@ -235,18 +235,18 @@ typedef struct geometry {
     unsigned kmin, kmax;
 } geometry;
 
+/* The unit and the k of a fixed-size layout, from the layout's own definitions (filter.c). */
 static bool geometry_of(bl_layout layout, geometry *g)
 {
+    const size_t block_bytes = bl_layout_block_bytes(layout); /* 0: scalable, no single size */
+    if (block_bytes == 0 || bl_layout_k_range(layout, &g->kmin, &g->kmax) != BL_OK)
+        return false;
     g->layout = layout;
-    switch (layout) {
-    case BL_LAYOUT_BLOCKED: *g = (geometry){layout, BL_LINE_BITS, 1, BL_K_MAX_BLOCKED}; return true;
-    case BL_LAYOUT_COUNTING: *g = (geometry){layout, BL_LINE_BITS, 1, BL_K_MAX_BLOCKED}; return true;
-    case BL_LAYOUT_SBBF: *g = (geometry){layout, 256, BL_SBBF_K, BL_SBBF_K}; return true;
+    g->block_bits = (uint64_t)block_bytes * 8;
     /* Past k = 64 a classic filter would need a rate below 1e-19; Guava's range is 1..255. */
-    case BL_LAYOUT_CLASSIC: *g = (geometry){layout, 64, 1, 64}; return true;
-    case BL_LAYOUT_SCALABLE: break;
-    }
-    return false;
+    if (g->kmax > 64)
+        g->kmax = 64;
+    return true;
 }
 
 static double rate_of(const geometry *g, uint64_t blocks, unsigned k, uint64_t n)
