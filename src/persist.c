@@ -267,17 +267,23 @@ static bl_status open_regular(const char *path, int *fd, uint64_t *size)
 
 /* ---- Save ------------------------------------------------------------------------------------- */
 
-static bl_status write_object(const bl_filter *f, int fd)
+/* bl_save's filter, with the stage count its description found. */
+typedef struct native_save {
+    const bl_filter *filter;
+    uint32_t nstages;
+} native_save;
+
+/* bl_replace_file's writer for bl_save: the header block, then each stage's payload. */
+static bl_status write_native(int fd, const void *ctx)
 {
-    bl_format_header h;
-    bl_status st = bl_format_describe(f, &h);
-    if (st != BL_OK)
-        return st;
-    const size_t prefix = (size_t)bl_format_prefix_bytes(h.nstages);
+    const native_save *ns = ctx;
+    const bl_filter *f = ns->filter;
+    const size_t prefix = (size_t)bl_format_prefix_bytes(ns->nstages);
     uint8_t *block = malloc(prefix);
     if (block == NULL)
         return BL_E_NOMEM;
-    st = bl_format_encode(f, block, prefix, &h);
+    bl_format_header h;
+    bl_status st = bl_format_encode(f, block, prefix, &h);
     if (st == BL_OK && !bl_pwrite_all(fd, block, prefix, 0))
         st = BL_E_IO;
     for (uint32_t i = 0; st == BL_OK && i < h.nstages; i++) {
@@ -292,8 +298,6 @@ static bl_status write_object(const bl_filter *f, int fd)
     return st;
 }
 
-static bl_status write_native(int fd, const void *filter) { return write_object(filter, fd); }
-
 bl_status bl_save(const bl_filter *filter, const char *path)
 {
     if (filter == NULL)
@@ -302,7 +306,7 @@ bl_status bl_save(const bl_filter *filter, const char *path)
     bl_status st = bl_format_describe(filter, &h);
     if (st != BL_OK)
         return st;
-    return bl_replace_file(path, write_native, filter);
+    return bl_replace_file(path, write_native, &(native_save){filter, h.nstages});
 }
 
 /* ---- Load ------------------------------------------------------------------------------------- */
