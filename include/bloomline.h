@@ -56,7 +56,7 @@ typedef enum bl_status {
     BL_E_TRUNCATED = 8,        /* the file or buffer is shorter than its header says */
     BL_E_BAD_MAGIC = 9,        /* not a bloomline file */
     BL_E_BAD_VERSION = 10,     /* format version not understood by this build */
-    BL_E_BAD_LAYOUT = 11,      /* unknown layout or hash scheme in a header */
+    BL_E_BAD_LAYOUT = 11,      /* unknown layout (a parameter, a name, a header's) or hash scheme */
     BL_E_BAD_GEOMETRY = 12,    /* sizes that overflow or disagree with each other or the data size */
     BL_E_BAD_K = 13,           /* number of hash functions out of range for the layout */
     BL_E_HEADER_CHECKSUM = 14, /* header checksum mismatch */
@@ -220,7 +220,8 @@ BL_API bl_status bl_freeze(bl_filter **out, const bl_filter *counting);
 
 /* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model.
  * Both searches give BL_E_TOO_LARGE past what the layout can hold: the 1 PiB payload limit, and
- * for sbbf 2^32 blocks (128 GiB), as bl_create_geometry does. */
+ * for sbbf 2^32 blocks (128 GiB), as bl_create_geometry does. Scalable chains size their stages
+ * themselves: BL_E_UNSUPPORTED. */
 BL_API bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint64_t *bits,
                                  unsigned *k);
 /* The geometry for n keys at a given bits-per-key budget, with the best k. */
@@ -273,12 +274,12 @@ BL_API bl_status bl_get_info(const bl_filter *filter, bl_info *info);
 BL_API bl_status bl_get_stage_info(const bl_filter *filter, size_t stage, bl_info *info);
 
 BL_API const char *bl_layout_name(bl_layout layout);
-/* Parse "blocked", "sbbf", "classic", "counting", "scalable". */
+/* Parse "blocked", "sbbf", "classic", "counting", "scalable" (BL_E_BAD_LAYOUT for any other). */
 BL_API bl_status bl_layout_from_name(const char *name, bl_layout *layout);
 /* The numbers of hash functions (bl_params.k) a layout accepts, from *k_min to *k_max: 1-16 for
  * blocked and counting, 8 alone for sbbf (Parquet's), 1-255 for classic (Guava keeps k in one
  * byte). For scalable, the range of its stages' k: bl_create sizes those by rate and refuses a
- * forced k (BL_E_INVALID). Either pointer may be NULL. BL_E_INVALID for an unknown layout. */
+ * forced k (BL_E_INVALID). Either pointer may be NULL. BL_E_BAD_LAYOUT for an unknown layout. */
 BL_API bl_status bl_layout_k_range(bl_layout layout, unsigned *k_min, unsigned *k_max);
 
 /* ------------------------------------------------------------------------------------------ */

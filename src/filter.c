@@ -52,13 +52,18 @@ bl_status bl_layout_k_range(bl_layout layout, unsigned *k_min, unsigned *k_max)
     case BL_LAYOUT_SCALABLE: hi = BL_K_MAX_BLOCKED; break;
     case BL_LAYOUT_SBBF: lo = hi = BL_SBBF_K; break; /* the Parquet spec fixes eight words */
     case BL_LAYOUT_CLASSIC: hi = BL_K_MAX_CLASSIC; break;
-    default: return BL_E_INVALID;
+    default: return BL_E_BAD_LAYOUT;
     }
     if (k_min)
         *k_min = lo;
     if (k_max)
         *k_max = hi;
     return BL_OK;
+}
+
+bool bl_layout_known(bl_layout layout)
+{
+    return bl_layout_k_range(layout, NULL, NULL) == BL_OK;
 }
 
 bool bl_layout_k_valid(bl_layout layout, unsigned k)
@@ -100,7 +105,7 @@ bl_status bl_layout_from_name(const char *name, bl_layout *layout)
             return BL_OK;
         }
     }
-    return BL_E_INVALID;
+    return BL_E_BAD_LAYOUT;
 }
 
 bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, unsigned k,
@@ -144,6 +149,8 @@ bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, u
     if (out == NULL)
         return BL_E_INVALID;
     *out = NULL;
+    if (!bl_layout_known(layout))
+        return BL_E_BAD_LAYOUT;
     if (layout == BL_LAYOUT_SCALABLE)
         return BL_E_UNSUPPORTED; /* a chain has no single geometry: use bl_create */
     const size_t block_bytes = bl_layout_block_bytes(layout);
@@ -180,6 +187,8 @@ bl_status bl_create(bl_filter **out, const bl_params *params)
     bl_status st = bl_kernel_resolve(params->kernel, &kern);
     if (st != BL_OK)
         return st;
+    if (!bl_layout_known(params->layout)) /* before the k check, which would blame k */
+        return BL_E_BAD_LAYOUT;
     if (params->layout == BL_LAYOUT_SCALABLE)
         return bl_scalable_create(out, params, kern);
     if (params->expected_keys == 0)

@@ -137,6 +137,8 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
 /* Geometry helpers: bytes per block for a layout, the most blocks it can have, and validity of k. */
 size_t bl_layout_block_bytes(bl_layout layout);
 uint64_t bl_layout_max_blocks(bl_layout layout);
+/* A layout this library knows (BL_E_BAD_LAYOUT for any other value). */
+bool bl_layout_known(bl_layout layout);
 bool bl_layout_k_valid(bl_layout layout, unsigned k);
 /* bl_size_for_fpp with k forced (k_forced != 0: the smallest size at which it meets fpp;
  * BL_E_BAD_K if the layout cannot have it, BL_E_TOO_LARGE if no size up to the limit does). */

@@ -292,7 +292,7 @@ bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k
     if (bits == NULL || k == NULL || n == 0 || !(fpp > 0 && fpp < 1))
         return BL_E_INVALID;
     if (!geometry_of(layout, &g))
-        return BL_E_UNSUPPORTED;
+        return bl_layout_known(layout) ? BL_E_UNSUPPORTED : BL_E_BAD_LAYOUT;
     if (k_forced != 0) {
         if (!bl_layout_k_valid(layout, k_forced))
             return BL_E_BAD_K;
@@ -334,7 +334,7 @@ bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per
     if (bits == NULL || k == NULL || n == 0 || !(bits_per_key > 0) || !isfinite(bits_per_key))
         return BL_E_INVALID;
     if (!geometry_of(layout, &g))
-        return BL_E_UNSUPPORTED;
+        return bl_layout_known(layout) ? BL_E_UNSUPPORTED : BL_E_BAD_LAYOUT;
     const double total = ceil((double)n * bits_per_key);
     if (total > (double)BL_MAX_PAYLOAD_BYTES * 8)
         return BL_E_TOO_LARGE;

@@ -394,7 +394,42 @@ static void test_layout_k_range(void **state)
             bl_free(f);
         }
     }
-    assert_int_equal(bl_layout_k_range((bl_layout)99, NULL, NULL), BL_E_INVALID);
+    assert_int_equal(bl_layout_k_range((bl_layout)99, NULL, NULL), BL_E_BAD_LAYOUT);
+}
+
+/* A layout value or name the library does not know is named as such by every function that
+ * takes one; creation with a forced k said BL_E_BAD_K, and geometry creation BL_E_INVALID. */
+static void test_unknown_layout(void **state)
+{
+    (void)state;
+    const bl_layout unknown = (bl_layout)99;
+    bl_params p;
+    bl_params_init(&p);
+    p.expected_keys = 100;
+    p.layout = unknown;
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create(&f, &p), BL_E_BAD_LAYOUT);
+    p.k = 5;
+    assert_int_equal(bl_create(&f, &p), BL_E_BAD_LAYOUT);
+    p.k = 0;
+    p.bits_per_key = 10;
+    assert_int_equal(bl_create(&f, &p), BL_E_BAD_LAYOUT);
+    assert_null(f);
+    assert_int_equal(bl_create_geometry(&f, unknown, 512, 4, 0, 0, NULL), BL_E_BAD_LAYOUT);
+    assert_null(f);
+    uint64_t bits;
+    unsigned k;
+    assert_int_equal(bl_size_for_fpp(unknown, 100, 0.01, &bits, &k), BL_E_BAD_LAYOUT);
+    assert_int_equal(bl_size_for_bits_per_key(unknown, 100, 10, &bits, &k), BL_E_BAD_LAYOUT);
+    /* a known layout the operation does not apply to stays BL_E_UNSUPPORTED */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_SCALABLE, 100, 0.01, &bits, &k), BL_E_UNSUPPORTED);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_SCALABLE, 512, 4, 0, 0, NULL),
+                     BL_E_UNSUPPORTED);
+    bl_layout parsed = BL_LAYOUT_CLASSIC;
+    assert_int_equal(bl_layout_from_name("bloked", &parsed), BL_E_BAD_LAYOUT);
+    assert_int_equal(parsed, BL_LAYOUT_CLASSIC);
+    assert_int_equal(bl_layout_from_name(NULL, &parsed), BL_E_INVALID);
+    assert_string_equal(bl_layout_name(unknown), "unknown");
 }
 
 static void test_invalid_parameters(void **state)
@@ -444,7 +479,7 @@ static void test_invalid_parameters(void **state)
     p.fpp = 0.01;
     p.k = 0;
     p.layout = (bl_layout)99;
-    assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
+    assert_int_equal(bl_create(&f, &p), BL_E_BAD_LAYOUT);
     p.layout = BL_LAYOUT_BLOCKED;
     p.kernel = "no-such-kernel";
     assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
@@ -652,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_add_count_saturates),
         cmocka_unit_test(test_invalid_parameters),
         cmocka_unit_test(test_layout_k_range),
+        cmocka_unit_test(test_unknown_layout),
         cmocka_unit_test(test_hash_invalid),
         cmocka_unit_test(test_contains_batch_null_key),
         cmocka_unit_test(test_estimates),
