@@ -27,13 +27,11 @@ static void check_honest(bl_layout layout, uint64_t n, double p, unsigned k, uin
 static void test_honest_sizing(void **state)
 {
     (void)state;
-    /* A fixed default seed keeps this statistical test deterministic in CI; BLOOMLINE_TEST_SEED
-     * explores others (a sweep of 100 seeds had 4 runs with a check over the bound by chance
+    /* A fixed default seed (TU_STATISTICAL_SEED) keeps this test deterministic in CI;
+     * BLOOMLINE_TEST_SEED explores others (a sweep of 100 seeds had 4 runs with a check over the bound by chance
      * before check_honest measured such a case again). 10^6 keys keep the filter's own
      * realization variance (a few thousand lines) well under the sampling error. */
-    if (getenv("BLOOMLINE_TEST_SEED") == NULL)
-        setenv("BLOOMLINE_TEST_SEED", "0x5eed", 0);
-    const uint64_t seed = tu_seed("honest sizing");
+    const uint64_t seed = tu_seed_or("honest sizing", TU_STATISTICAL_SEED);
     const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
     for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
         for (int e = 1; e <= 6; e++) {
@@ -56,7 +54,8 @@ static void test_honest_sizing(void **state)
 static void test_model_matches_spec(void **state)
 {
     (void)state;
-    uint64_t s = tu_seed("model vs spec");
+    const uint64_t seed = tu_seed_or("model vs spec", TU_STATISTICAL_SEED);
+    uint64_t s = seed;
     const uint64_t nlines = 20000;
     uint8_t *data = aligned_alloc(64, nlines * BL_LINE_BYTES);
     assert_non_null(data);
@@ -83,7 +82,7 @@ static void test_model_matches_spec(void **state)
                (rate - model) / se);
         if (fabs(rate - model) > 4 * se + 0.01 * model)
             fail_msg("k=%u: measured %g vs model %g (seed 0x%llx)", k, rate, model,
-                     (unsigned long long)s);
+                     (unsigned long long)seed);
     }
     free(data);
 }
@@ -269,9 +268,7 @@ static void test_size_search(void **state)
 static void test_forced_k(void **state)
 {
     (void)state;
-    if (getenv("BLOOMLINE_TEST_SEED") == NULL)
-        setenv("BLOOMLINE_TEST_SEED", "0x5eed", 0);
-    const uint64_t seed = tu_seed("forced k");
+    const uint64_t seed = tu_seed_or("forced k", TU_STATISTICAL_SEED);
     const uint64_t n = 100000;
     const double p = 0.01;
     const struct {
