@@ -427,6 +427,17 @@ static void edit_layouts(uint8_t *b, size_t len, int which)
     case 11: put32(b + BL_FH_NSTAGES, get32(b + BL_FH_NSTAGES) - 1); break;
     case 12: put32(b + BL_FH_HASH, BL_HASH_MURMUR3_128); break;
     case 13: put64(stage_rec(b, 1) + BL_FS_SEED, get64(b + BL_FH_SEED) + 1); break;
+    /* Chain fields that do not describe the stages: the newest stage would be given far more
+     * keys (n, growth) or a far lower rate (tightening) than its size holds. */
+    case 14: put64(b + BL_FH_DESIGN_KEYS, 100000); break;
+    case 15: putf64(b + BL_FH_GROWTH, 100.0); break;
+    case 16: putf64(b + BL_FH_TIGHTENING, 1e-6); break;
+    case 17: put64(b + BL_FH_KEYS, get64(b + BL_FH_KEYS) + 1); break; /* not the stages' sum */
+    case 18: /* a stage past its capacity, as a union leaves one: fine */
+        put64(stage_rec(b, 2) + BL_FS_KEYS, get64(stage_rec(b, 2) + BL_FS_KEYS) + 1000000);
+        put64(b + BL_FH_KEYS, get64(b + BL_FH_KEYS) + 1000000);
+        break;
+    case 19: put64(b + BL_FH_DESIGN_KEYS, 50); break; /* stages larger than needed: fine */
     default: break;
     }
 }
@@ -446,6 +457,9 @@ static void test_crafted_layout_limits(void **state)
         {BL_LAYOUT_SCALABLE, 8, BL_E_BAD_K},      {BL_LAYOUT_SCALABLE, 9, BL_E_BAD_K},
         {BL_LAYOUT_SCALABLE, 10, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 11, BL_E_BAD_VERSION},
         {BL_LAYOUT_SCALABLE, 12, BL_E_BAD_LAYOUT},  {BL_LAYOUT_SCALABLE, 13, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, 14, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 15, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, 16, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 17, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, 18, BL_OK},            {BL_LAYOUT_SCALABLE, 19, BL_OK},
         {BL_LAYOUT_SCALABLE, -1, BL_OK},
         {BL_LAYOUT_COUNTING, 2, BL_E_BAD_K},
     };
