@@ -319,7 +319,8 @@ static bl_status check_stage(const bl_format_header *h, const uint8_t *r, const 
 /* A chain's stages against its fields, which decide how many keys each add puts in its newest
  * stage: every stage holds what the fields give it (bl_scalable_walk_stage), and the header's
  * count is the stages' (a union sums both alike, held at UINT64_MAX). Stage counts may exceed
- * their capacity: a union leaves them so, and a full newest stage only makes the next one. */
+ * their capacity: a union leaves them so, and a full newest stage only makes the next one. A
+ * chain with no stage must be able to make its first, as bl_create does. */
 static bl_status check_chain(const bl_format_header *h, const uint8_t *table)
 {
     bl_filter chain = {.layout = BL_LAYOUT_SCALABLE,
@@ -327,6 +328,8 @@ static bl_status check_chain(const bl_format_header *h, const uint8_t *table)
                        .design_fpp = h->design_fpp,
                        .growth = h->growth,
                        .tightening = h->tightening};
+    if (h->nstages == 0 && !bl_scalable_can_grow(&chain))
+        return BL_E_BAD_GEOMETRY;
     bl_scalable_walk walk;
     bl_scalable_walk_start(&chain, &walk);
     uint64_t keys = 0;

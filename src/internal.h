@@ -388,5 +388,8 @@ typedef struct bl_scalable_walk {
 void bl_scalable_walk_start(const bl_filter *chain, bl_scalable_walk *walk);
 bool bl_scalable_walk_stage(const bl_filter *chain, bl_scalable_walk *walk, uint64_t lines,
                             unsigned k);
+/* Whether a chain can open its next stage (stage chain->nstages): a chain with no stage that
+ * cannot would refuse every add. */
+bool bl_scalable_can_grow(const bl_filter *chain);
 
 #endif /* BL_INTERNAL_H */

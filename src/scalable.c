@@ -101,19 +101,34 @@ static bl_status append_stage(bl_filter *f, bl_filter *s)
     return BL_OK;
 }
 
-/* Append the next stage, sized by the blocked layout's own model for its capacity and rate. */
-static bl_status grow(bl_filter *f)
+/* The next stage's capacity and rate, and its size by the blocked layout's own model. */
+static bl_status next_stage_geometry(const bl_filter *f, uint64_t *cap, double *p,
+                                     uint64_t *bits, unsigned *k)
 {
-    const size_t i = f->nstages;
-    uint64_t cap, bits;
-    unsigned k;
-    bl_status st = stage_capacity(f, i, &cap);
+    bl_status st = stage_capacity(f, f->nstages, cap);
     if (st != BL_OK)
         return st;
-    const double p = stage_fpp(f, i);
-    if (!(p > 0))
+    *p = stage_fpp(f, f->nstages);
+    if (!(*p > 0))
         return BL_E_TOO_LARGE;
-    st = bl_size_for_fpp(BL_LAYOUT_BLOCKED, cap, p, &bits, &k);
+    return bl_size_for_fpp(BL_LAYOUT_BLOCKED, *cap, *p, bits, k);
+}
+
+bool bl_scalable_can_grow(const bl_filter *chain)
+{
+    uint64_t cap, bits;
+    double p;
+    unsigned k;
+    return next_stage_geometry(chain, &cap, &p, &bits, &k) == BL_OK;
+}
+
+/* Append the next stage. */
+static bl_status grow(bl_filter *f)
+{
+    uint64_t cap, bits;
+    double p;
+    unsigned k;
+    bl_status st = next_stage_geometry(f, &cap, &p, &bits, &k);
     if (st != BL_OK)
         return st;
     bl_filter *s;
