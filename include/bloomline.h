@@ -201,7 +201,10 @@ BL_API bl_status bl_hash_part(const bl_filter *filter, uint64_t hash, unsigned p
                               unsigned *part);
 
 /* Counting layout only: remove keys. Returns BL_E_NOT_PRESENT (and changes nothing for that key)
- * when the key was provably never added; saturated counters are never decremented. */
+ * when the key was provably never added; saturated counters are never decremented. Remove only
+ * keys that were added (and no more often): a key never added that the filter answers yes to (a
+ * false positive, at rate current_fpp) cannot be told from one that was, so its remove succeeds
+ * and decrements counters that added keys share, and those keys may then answer no. */
 BL_API bl_status bl_remove(bl_filter *filter, const void *key, size_t len);
 BL_API bl_status bl_remove_u64(bl_filter *filter, uint64_t key);
 BL_API bl_status bl_remove_hash(bl_filter *filter, uint64_t hash);

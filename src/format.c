@@ -316,6 +316,33 @@ static bl_status check_stage(const bl_format_header *h, const uint8_t *r, const 
     return BL_OK;
 }
 
+/* A chain's stages against its fields, which decide how many keys each add puts in its newest
+ * stage: every stage holds what the fields give it (bl_scalable_walk_stage), and the header's
+ * count is the stages' (a union sums both alike, held at UINT64_MAX). Stage counts may exceed
+ * their capacity: a union leaves them so, and a full newest stage only makes the next one. A
+ * chain with no stage must be able to make its first, as bl_create does. */
+static bl_status check_chain(const bl_format_header *h, const uint8_t *table)
+{
+    bl_filter chain = {.layout = BL_LAYOUT_SCALABLE,
+                       .design_keys = h->design_keys,
+                       .design_fpp = h->design_fpp,
+                       .growth = h->growth,
+                       .tightening = h->tightening};
+    if (h->nstages == 0 && !bl_scalable_can_grow(&chain))
+        return BL_E_BAD_GEOMETRY;
+    bl_scalable_walk walk;
+    bl_scalable_walk_start(&chain, &walk);
+    uint64_t keys = 0;
+    for (uint32_t i = 0; i < h->nstages; i++) {
+        bl_format_stage s;
+        bl_format_stage_at(table, i, &s);
+        if (!bl_scalable_walk_stage(&chain, &walk, s.nblocks, s.k))
+            return BL_E_BAD_GEOMETRY;
+        keys = bl_keys_sum(keys, s.keys_added);
+    }
+    return keys == h->keys_added ? BL_OK : BL_E_BAD_GEOMETRY;
+}
+
 bl_status bl_format_decode_table(const bl_format_header *h, const uint8_t *table, uint64_t total)
 {
     /* The checksum covers the table and its padding up to the first payload. */
@@ -339,6 +366,11 @@ bl_status bl_format_decode_table(const bl_format_header *h, const uint8_t *table
     }
     if (nbits != h->nbits || end != h->file_size)
         return BL_E_BAD_GEOMETRY;
+    if (h->layout == BL_LAYOUT_SCALABLE) {
+        bl_status st = check_chain(h, table);
+        if (st != BL_OK)
+            return st;
+    }
     if (h->file_size > total)
         return BL_E_TRUNCATED;
     if (h->file_size < total)

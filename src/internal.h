@@ -379,5 +379,19 @@ void bl_counting_merge(bl_filter *dst, const bl_filter *src, bool intersect);
 bool bl_scalable_same_identity(const bl_filter *a, const bl_filter *b);
 bl_status bl_scalable_merge(bl_filter *dst, const bl_filter *src, bool intersect);
 bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info);
+/* The loader's check that a chain's fields (design_keys, design_fpp, growth, tightening) describe
+ * its stages: a walk over the capacity and rate each stage gets from them, oldest stage first.
+ * A stage fits when its lines and k hold its capacity at about its rate; one that does not would
+ * be filled past what it holds (if the newest) while the chain reports its design rate. */
+typedef struct bl_scalable_walk {
+    size_t stage;
+    double keys; /* the stage's capacity before rounding */
+} bl_scalable_walk;
+void bl_scalable_walk_start(const bl_filter *chain, bl_scalable_walk *walk);
+bool bl_scalable_walk_stage(const bl_filter *chain, bl_scalable_walk *walk, uint64_t lines,
+                            unsigned k);
+/* Whether a chain can open its next stage (stage chain->nstages): a chain with no stage that
+ * cannot would refuse every add. */
+bool bl_scalable_can_grow(const bl_filter *chain);
 
 #endif /* BL_INTERNAL_H */

@@ -427,6 +427,17 @@ static void edit_layouts(uint8_t *b, size_t len, int which)
     case 11: put32(b + BL_FH_NSTAGES, get32(b + BL_FH_NSTAGES) - 1); break;
     case 12: put32(b + BL_FH_HASH, BL_HASH_MURMUR3_128); break;
     case 13: put64(stage_rec(b, 1) + BL_FS_SEED, get64(b + BL_FH_SEED) + 1); break;
+    /* Chain fields that do not describe the stages: the newest stage would be given far more
+     * keys (n, growth) or a far lower rate (tightening) than its size holds. */
+    case 14: put64(b + BL_FH_DESIGN_KEYS, 100000); break;
+    case 15: putf64(b + BL_FH_GROWTH, 100.0); break;
+    case 16: putf64(b + BL_FH_TIGHTENING, 1e-6); break;
+    case 17: put64(b + BL_FH_KEYS, get64(b + BL_FH_KEYS) + 1); break; /* not the stages' sum */
+    case 18: /* a stage past its capacity, as a union leaves one: fine */
+        put64(stage_rec(b, 2) + BL_FS_KEYS, get64(stage_rec(b, 2) + BL_FS_KEYS) + 1000000);
+        put64(b + BL_FH_KEYS, get64(b + BL_FH_KEYS) + 1000000);
+        break;
+    case 19: put64(b + BL_FH_DESIGN_KEYS, 50); break; /* stages larger than needed: fine */
     default: break;
     }
 }
@@ -446,6 +457,9 @@ static void test_crafted_layout_limits(void **state)
         {BL_LAYOUT_SCALABLE, 8, BL_E_BAD_K},      {BL_LAYOUT_SCALABLE, 9, BL_E_BAD_K},
         {BL_LAYOUT_SCALABLE, 10, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 11, BL_E_BAD_VERSION},
         {BL_LAYOUT_SCALABLE, 12, BL_E_BAD_LAYOUT},  {BL_LAYOUT_SCALABLE, 13, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, 14, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 15, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, 16, BL_E_BAD_GEOMETRY}, {BL_LAYOUT_SCALABLE, 17, BL_E_BAD_GEOMETRY},
+        {BL_LAYOUT_SCALABLE, 18, BL_OK},            {BL_LAYOUT_SCALABLE, 19, BL_OK},
         {BL_LAYOUT_SCALABLE, -1, BL_OK},
         {BL_LAYOUT_COUNTING, 2, BL_E_BAD_K},
     };
@@ -459,6 +473,49 @@ static void test_crafted_layout_limits(void **state)
         free(buf);
         ft_free(f);
     }
+}
+
+/* A chain with no stage (the 128-byte header alone) opens its first stage at its first add, so
+ * it loads only if that stage can be made: else it would refuse every add, forever. */
+static void test_empty_chain(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t design_keys;
+        double design_fpp;
+        bl_status want;
+    } cases[] = {
+        {100, 0.01, BL_OK},
+        {UINT64_C(1) << 60, 0.01, BL_E_BAD_GEOMETRY}, /* more keys than a stage can hold */
+        {100, 1e-300, BL_E_BAD_GEOMETRY},             /* a rate no stage can meet */
+    };
+    bl_filter *f = ft_make_filled(BL_LAYOUT_SCALABLE, 12, 10, true);
+    size_t len = 0;
+    uint8_t *buf = serialize(f, &len);
+    for (size_t i = 0; i < BL_ARRAY_LEN(cases); i++) {
+        uint8_t b[BL_FORMAT_HEADER_BYTES];
+        memcpy(b, buf, sizeof b);
+        put32(b + BL_FH_NSTAGES, 0);
+        put64(b + BL_FH_NBITS, 0);
+        put64(b + BL_FH_KEYS, 0);
+        put64(b + BL_FH_FILE_SIZE, sizeof b);
+        put64(b + BL_FH_DESIGN_KEYS, cases[i].design_keys);
+        putf64(b + BL_FH_DESIGN_FPP, cases[i].design_fpp);
+        refix(b, sizeof b);
+        bl_filter *g = NULL;
+        bl_status st = deserialize_exact(b, sizeof b, &g);
+        if (st != cases[i].want)
+            fail_msg("empty chain %zu: got %s, want %s", i, bl_strerror(st),
+                     bl_strerror(cases[i].want));
+        if (g != NULL) {
+            assert_int_equal(ft_add_key(g, 12, 0), BL_OK);
+            assert_true(ft_has_key(g, 12, 0));
+            assert_int_equal(g->nstages, 1);
+        }
+        ft_free(g);
+    }
+    free(buf);
+    ft_free(f);
 }
 
 /* Random damage (with and without repaired checksums): never a crash, and whatever is accepted
@@ -589,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_flip_payload_bytes),
         cmocka_unit_test(test_crafted_headers),
         cmocka_unit_test(test_crafted_layout_limits),
+        cmocka_unit_test(test_empty_chain),
         cmocka_unit_test(test_random_mutations),
         cmocka_unit_test(test_golden_files),
         cmocka_unit_test(test_golden_files_aarch64),

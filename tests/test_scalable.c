@@ -467,6 +467,58 @@ static void test_file_roundtrip(void **state)
     remove(path);
 }
 
+/* The loader checks that a chain's fields describe its stages (each holds the keys they give it
+ * at about its rate): every chain the library itself writes passes, whatever its parameters,
+ * grown, united (stages past their capacity) or cleared. */
+static bl_status reload(const bl_filter *f)
+{
+    size_t len = 0;
+    assert_int_equal(bl_serialized_size(f, &len), BL_OK);
+    uint8_t *buf = malloc(len);
+    assert_non_null(buf);
+    bl_status st = bl_serialize(f, buf, len, NULL);
+    bl_filter *g = NULL;
+    if (st == BL_OK)
+        st = bl_deserialize(&g, buf, len);
+    bl_free(g);
+    free(buf);
+    return st;
+}
+
+static void test_written_chains_load(void **state)
+{
+    (void)state;
+    static const uint64_t n0s[] = {1, 7, 500};
+    static const double ps[] = {0.3, 0.01, 1e-6}, gs[] = {1.1, 2, 4}, rs[] = {0.05, 0.5, 0.9};
+    uint64_t key = 0;
+    for (size_t a = 0; a < BL_ARRAY_LEN(n0s); a++)
+        for (size_t b = 0; b < BL_ARRAY_LEN(ps); b++)
+            for (size_t c = 0; c < BL_ARRAY_LEN(gs); c++)
+                for (size_t d = 0; d < BL_ARRAY_LEN(rs); d++) {
+                    bl_filter *f = make_scalable(n0s[a], ps[b], gs[c], rs[d], a + b, NULL);
+                    bl_filter *big = NULL;
+                    while (f->nstages < 5)
+                        assert_int_equal(bl_add_u64(f, key++), BL_OK);
+                    assert_int_equal(bl_clone(&big, f), BL_OK);
+                    while (big->nstages < 6)
+                        assert_int_equal(bl_add_u64(big, key++), BL_OK);
+                    const char *what[] = {"grown", "united", "cleared"};
+                    for (int step = 0; step < 3; step++) {
+                        if (step == 1) /* stages hold twice their keys; one comes from big */
+                            assert_int_equal(bl_union(f, big), BL_OK);
+                        if (step == 2)
+                            assert_int_equal(bl_clear(f), BL_OK);
+                        bl_status st = reload(f);
+                        if (st != BL_OK)
+                            fail_msg("%s chain n0=%llu p=%g g=%g r=%g: %s", what[step],
+                                     (unsigned long long)n0s[a], ps[b], gs[c], rs[d],
+                                     bl_strerror(st));
+                    }
+                    bl_free(big);
+                    bl_free(f);
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_clone_clear),
         cmocka_unit_test(test_rebuilt_from_fields),
         cmocka_unit_test(test_file_roundtrip),
+        cmocka_unit_test(test_written_chains_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
