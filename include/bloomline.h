@@ -230,7 +230,9 @@ BL_API bl_status bl_size_for_fpp(bl_layout layout, uint64_t n, double fpp, uint6
 /* The geometry for n keys at a given bits-per-key budget, with the best k. */
 BL_API bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per_key,
                                           uint64_t *bits, unsigned *k);
-/* The model's expected false-positive rate of a filter of this geometry holding n keys. */
+/* The model's expected false-positive rate of a filter of this geometry holding n keys; 1 for a
+ * geometry the layout cannot have (0 bits, k out of its range), for scalable (a chain has no one
+ * geometry: bl_get_info gives its current rate) and for an unknown layout. */
 BL_API double bl_expected_fpp(bl_layout layout, uint64_t bits, unsigned k, uint64_t n);
 
 /* ------------------------------------------------------------------------------------------ */

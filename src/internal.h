@@ -154,17 +154,22 @@ static inline uint64_t bl_keys_sum(uint64_t a, uint64_t b)
     return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
+/* bl_keys_sum for adders that run at once (concurrent mode, partitioned adds). Every add that
+ * wraps stores the maximum after its own increment, so the count ends held there whatever the
+ * interleaving (a reader may glimpse the wrapped value). */
+static inline void bl_count_keys_atomic(bl_filter *f, uint64_t n)
+{
+    const uint64_t old = __atomic_fetch_add(&f->keys_added, n, __ATOMIC_RELAXED);
+    if (old > UINT64_MAX - n)
+        __atomic_store_n(&f->keys_added, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
 static inline void bl_count_keys(bl_filter *f, uint64_t n)
 {
-    if (f->flags & BL_FLAG_CONCURRENT) {
-        /* Every add that wraps stores the maximum after its own increment, so the count ends
-         * held there whatever the interleaving (a reader may glimpse the wrapped value). */
-        const uint64_t old = __atomic_fetch_add(&f->keys_added, n, __ATOMIC_RELAXED);
-        if (old > UINT64_MAX - n)
-            __atomic_store_n(&f->keys_added, UINT64_MAX, __ATOMIC_RELAXED);
-    } else {
+    if (f->flags & BL_FLAG_CONCURRENT)
+        bl_count_keys_atomic(f, n);
+    else
         f->keys_added = bl_keys_sum(f->keys_added, n);
-    }
 }
 
 /* ---- Files (save_file.c) --------------------------------------------------------------------- */

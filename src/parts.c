@@ -98,6 +98,6 @@ bl_status bl_add_hash_batch_part(bl_filter *filter, const uint64_t *hashes, size
         st = bl_add_hashes_uncounted(filter, buf, filled, filled);
     added += filled;
     /* Every part counts its own keys, and the parts run at once. */
-    __atomic_fetch_add(&filter->keys_added, added, __ATOMIC_RELAXED);
+    bl_count_keys_atomic(filter, added);
     return st;
 }

@@ -247,6 +247,20 @@ static void test_parts_invalid(void **state)
     }
 }
 
+/* Partitioned adds hold keys_added at UINT64_MAX, as other adds do (a loaded count may be near
+ * it); they wrapped it to a few. */
+static void test_parts_count_saturates(void **state)
+{
+    (void)state;
+    bl_filter *f = make(BL_LAYOUT_BLOCKED, 1000, 10, 0, NULL);
+    const uint64_t h[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    f->keys_added = UINT64_MAX - 5;
+    for (unsigned part = 0; part < 2; part++)
+        assert_int_equal(bl_add_hash_batch_part(f, h, BL_ARRAY_LEN(h), part, 2), BL_OK);
+    assert_true(f->keys_added == UINT64_MAX);
+    bl_free(f);
+}
+
 /* A mapped filter is read-only for partitioned adds too. */
 static void test_parts_read_only(void **state)
 {
@@ -321,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_part_writes_only_its_lines),
         cmocka_unit_test(test_hash_part_boundaries),
         cmocka_unit_test(test_parts_invalid),
+        cmocka_unit_test(test_parts_count_saturates),
         cmocka_unit_test(test_parts_read_only),
         cmocka_unit_test(test_hash_batch_matches_single),
     };

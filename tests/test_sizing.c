@@ -225,6 +225,8 @@ static void test_expected_fpp_extremes(void **state)
     assert_true(bl_expected_fpp(BL_LAYOUT_SBBF, 1 << 20, 7, 10) == 1.0);
     assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, 1 << 20, 17, 10) == 1.0);
     assert_true(bl_expected_fpp(BL_LAYOUT_CLASSIC, 1 << 20, 256, 10) == 1.0);
+    assert_true(bl_expected_fpp(BL_LAYOUT_SCALABLE, 1 << 20, 7, 10) == 1.0);
+    assert_true(bl_expected_fpp((bl_layout)99, 1 << 20, 7, 10) == 1.0);
 }
 
 static void test_size_search(void **state)
