@@ -224,6 +224,8 @@ typedef struct cli_feed_opts {
 } cli_feed_opts;
 
 int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed);
+/* After a save: warn on stderr when the filter holds more keys than it was designed for. */
+void cli_warn_capacity(const char *path, const bl_filter *f);
 
 /* ---- commands ------------------------------------------------------------------------------- */
 

@@ -229,6 +229,8 @@ int cli_cmd_build(int argc, char **argv)
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, o.out);
+    if (rc == 0)
+        cli_warn_capacity(o.out, f);
     bl_free(f);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }

@@ -265,7 +265,9 @@ check "add quiet within capacity" test ! -s err
 expect_status "added keys found" 0 "$B" query add.blf pos.txt
 check "add: every key" cmp -s out pos.txt
 check "add == build of all" cmp -s add.blf two.blf
-"$B" build -n 100 -o small.blf part1.txt 2> /dev/null
+# A build given too small a -n saturates the same way: its rate (here ~1) is not met silently.
+expect_status "build past -n" 0 "$B" build -n 100 -o small.blf part1.txt
+check "build past -n warns" grep -q "small.blf: 7000 keys added, past the designed capacity of 100" err
 expect_status "add past capacity" 0 "$B" add small.blf part2.txt
 check "add past capacity warns" grep -q "past the designed capacity" err
 # Keys added again set no new bit: 40000 adds of 20000 distinct keys are within a design for
