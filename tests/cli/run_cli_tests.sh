@@ -380,6 +380,17 @@ expect_status "build into a link to a FIFO" 0 "$B" build -o fifo.link pos.txt
 wait "$reader"
 check "build into a link to a FIFO: still a link" test -L fifo.link
 check "build into a link to a FIFO: the filter's bytes" cmp -s from.fifo f.blf
+# Standard output redirected to a file and named by a link (/dev/stdout is a link to
+# /proc/self/fd/1; a private one here, since the bug replaced the link, for root /dev/stdout
+# itself): the filter goes into the redirected file, as into a FIFO. The link had been replaced
+# by a file of its own, the redirected file left empty, with status 0.
+ln -s /proc/self/fd/1 stdout.link
+expect_status "build into a link to standard output" 0 "$B" build -o stdout.link pos.txt
+check "build into a link to standard output: the filter's bytes" cmp -s out f.blf
+check "build into a link to standard output: still a link" test -L stdout.link
+expect_status "export into a link to standard output" 0 "$B" export cl.blf --format guava -o stdout.link
+check "export into a link to standard output: the exported bytes" cmp -s out cl.guava
+check "export into a link to standard output: still a link" test -L stdout.link
 if mknod null.dev c 1 3 2>/dev/null; then # a private /dev/null (root only)
     expect_status "build into a device" 0 "$B" build -o null.dev pos.txt
     check "build into a device: still a device" test -c null.dev
