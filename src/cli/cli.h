@@ -41,8 +41,8 @@ typedef uint64_t (*cli_read_probe)(const unsigned char *prefix, size_t n, const 
  * in *out and *len. */
 int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_probe probe,
                   const void *ctx, unsigned char **out, size_t *len);
-/* True when path names an existing device, FIFO or socket (symlinks followed), or is a link to
- * standard output: an output that is written into as it stands, not a file a save replaces. */
+/* True when path is "-", names an existing device, FIFO or socket (symlinks followed), or is a
+ * link to standard output: an output written into as it stands, not a file a save replaces. */
 bool cli_is_stream(const char *path);
 /* Write bytes to such an output, or to standard output for "-". */
 int cli_write_stream(const char *path, const void *data, size_t len);

@@ -53,7 +53,7 @@ int cli_cmd_export(int argc, char **argv)
     if (cli_open_filter(path, false, true, &f, &info) != 0)
         return CLI_EXIT_ERROR;
     /* Standard output, a device or a FIFO is written into; a file is replaced atomically. */
-    const bool stream = strcmp(out, "-") == 0 || cli_is_stream(out);
+    const bool stream = cli_is_stream(out);
     size_t size = 0;
     unsigned char *buf = NULL;
     bl_status st;

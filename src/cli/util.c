@@ -189,6 +189,8 @@ static bool names_stdout(const char *path)
 bool cli_is_stream(const char *path)
 {
     struct stat st;
+    if (strcmp(path, "-") == 0)
+        return true; /* a save had made a file named '-' */
     return stat(path, &st) == 0 &&
            ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || names_stdout(path));
 }

@@ -380,6 +380,15 @@ expect_status "build into a link to a FIFO" 0 "$B" build -o fifo.link pos.txt
 wait "$reader"
 check "build into a link to a FIFO: still a link" test -L fifo.link
 check "build into a link to a FIFO: the filter's bytes" cmp -s from.fifo f.blf
+# '-o -' is standard output for every command that writes a filter, as for export; build,
+# merge and import had saved a file named '-' and printed nothing.
+expect_status "build -o -" 0 "$B" build -o - pos.txt
+check "build -o -: the filter on standard output" cmp -s out f.blf
+expect_status "merge -o -" 0 "$B" merge -o - m1.blf m2.blf
+check "merge -o -: the union on standard output" cmp -s out m.blf
+expect_status "import -o -" 0 "$B" import --format guava cl.guava -o -
+check "import -o -: the filter on standard output" cmp -s out clg.blf
+check "-o -: no file named '-'" test ! -e ./-
 # Standard output redirected to a file and named by a link (/dev/stdout is a link to
 # /proc/self/fd/1; a private one here, since the bug replaced the link, for root /dev/stdout
 # itself): the filter goes into the redirected file, as into a FIFO. The link had been replaced
