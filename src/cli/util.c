@@ -217,12 +217,23 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
                     bl_info *info)
 {
     struct stat st;
+    /* Filters are mapped or read at offsets: a stream cannot be, and the library's refusal of one
+     * read "Invalid argument" ('-', taken for a file name: "No such file or directory"). */
+    if (strcmp(path, "-") == 0) {
+        cli_error("'-': a filter is read from a file, not from standard input");
+        return -1;
+    }
     if (stat(path, &st) != 0) {
         cli_error("%s: cannot open filter: %s", path, strerror(errno));
         return -1;
     }
     if (S_ISDIR(st.st_mode)) {
         cli_error("%s: is a directory, not a filter file", path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cli_error("%s: not a regular file: a filter is read from a file (save a stream to one "
+                  "first)", path);
         return -1;
     }
     errno = 0;

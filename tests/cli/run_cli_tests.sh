@@ -473,6 +473,13 @@ check "input truncated while read: status 2, not a crash (got $st)" test "$st" -
 check "input truncated while read: named" grep -q "shrink.txt: .*shrank" err
 expect_error "missing filter" "nofilter.blf" "$B" query nofilter.blf pos.txt
 expect_error "directory filter" "is a directory" "$B" query "$T" pos.txt
+# A filter that is no regular file (a pipe, a device, '-') is refused as such: mapping or loading
+# it had failed with a bare "Invalid argument" ('-': "No such file or directory").
+expect_error "filter from a pipe" "not a regular file: a filter is read from a file" \
+    sh -c "cat f.blf | '$B' query /dev/stdin pos.txt"
+expect_error "filter from a device" "/dev/null: not a regular file" "$B" info /dev/null
+expect_error "filter from a device (add)" "/dev/null: not a regular file" "$B" add /dev/null pos.txt
+expect_error "filter '-'" "'-': a filter is read from a file" "$B" merge -o x.blf - f.blf
 if [ "$(id -u)" -ne 0 ]; then
     cp pos.txt noperm.txt && chmod 000 noperm.txt
     expect_error "unreadable input" "noperm.txt" "$B" build -o x.blf noperm.txt
