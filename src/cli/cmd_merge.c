@@ -84,6 +84,8 @@ int cli_cmd_merge(int argc, char **argv)
     }
     if (rc == 0)
         rc = cli_save_filter(acc, out);
+    if (rc == 0)
+        cli_warn_capacity(out, acc); /* a union holds the keys of all: it may pass the design */
     bl_free(acc);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }

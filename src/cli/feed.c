@@ -113,10 +113,10 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
 }
 
 /* Past its designed capacity a filter still answers correctly, only with more false positives:
- * say how many more, since that is what the user sized for (an add, or a build whose -n was too
- * small). keys_added counts duplicates, and a key added again sets no new bit: the distinct keys
- * estimated from the fill must be past the design too, or adding the same keys twice warned of a
- * rate that had not risen. */
+ * say how many more, since that is what the user sized for (an add, a build whose -n was too
+ * small, a union). keys_added counts duplicates, and a key added again sets no new bit: the
+ * distinct keys estimated from the fill must be past the design too, or adding the same keys
+ * twice warned of a rate that had not risen. */
 void cli_warn_capacity(const char *path, const bl_filter *f)
 {
     bl_info info;

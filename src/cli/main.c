@@ -106,7 +106,8 @@ static const char help_merge[] =
     "\n"
     "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT\n"
     "(replaced atomically; '-o -', a device or a FIFO is written into): it answers yes for\n"
-    "every key added to any of them.\n";
+    "every key added to any of them. Warns on stderr when the union holds more keys than the\n"
+    "filters were designed for (its rate then rises).\n";
 
 static const char help_intersect[] =
     "usage: bloomline intersect -o OUT FILTER FILTER...\n"
