@@ -66,6 +66,9 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, bool 
                      bool hi_open, double *out);
 int cli_parse_delim(const char *s, unsigned char *out);
 int cli_parse_threads(const char *s, unsigned *out);
+/* -o's value, named `what` in the usage line: 0 when given and not empty, else CLI_EXIT_ERROR
+ * (reported). */
+int cli_check_output(const char *out, const char *what);
 
 /* Options shared by build, add and query: -t, -f, -d, -q. */
 typedef struct cli_common {

@@ -99,10 +99,8 @@ static int parse(int argc, char **argv, build_opts *o)
         default: cli_bad_option(optopt, argv[optind - 1]); return -1;
         }
     }
-    if (o->out == NULL) {
-        cli_usage_error("-o FILTER is required");
+    if (cli_check_output(o->out, "FILTER") != 0)
         return -1;
-    }
     if (o->fpp_set && o->bpk_set) {
         cli_usage_error("give -p or -b, not both");
         return -1;

@@ -43,8 +43,8 @@ int cli_cmd_export(int argc, char **argv)
     bl_foreign_format fmt;
     if (cli_parse_format(format, &fmt) != 0)
         return CLI_EXIT_ERROR;
-    if (out == NULL)
-        return cli_usage_error("-o OUT is required ('-' for standard output)");
+    if (cli_check_output(out, "OUT") != 0)
+        return CLI_EXIT_ERROR;
     if (optind + 1 != argc)
         return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
     const char *path = argv[optind];

@@ -532,6 +532,14 @@ expect_error "BLOOMLINE_KERNEL unknown" "BLOOMLINE_KERNEL=bogus: no such kernel"
 check "BLOOMLINE_KERNEL unknown: the file is not blamed" test "$(grep -c 'not a valid' err)" = 0
 expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
 expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
+# An empty -o is named as such, not taken for a fault of the filter (export blamed the size of
+# a well-sized Parquet bitset) or reported as a bare "invalid argument".
+expect_error "export -o ''" "-o: the output file name is empty" "$B" export pq.blf --format parquet -o ''
+check "export -o '': the bitset is not blamed" test -z "$(grep bitset err)"
+for cmd in "build pos.txt" "merge m1.blf m2.blf" "import --format guava cl.guava"; do
+    # shellcheck disable=SC2086
+    expect_error "$cmd -o ''" "-o: the output file name is empty" "$B" $cmd -o ''
+done
 expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
 expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
