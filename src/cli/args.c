@@ -189,6 +189,15 @@ int cli_parse_delim(const char *s, unsigned char *out)
     return -1;
 }
 
+int cli_check_output(const char *out, const char *what)
+{
+    if (out == NULL)
+        return cli_usage_error("-o %s is required ('-' for standard output)", what);
+    if (*out == '\0') /* the save refused it as a bare "invalid argument" */
+        return cli_usage_error("-o: the output file name is empty");
+    return 0;
+}
+
 int cli_parse_threads(const char *s, unsigned *out)
 {
     uint64_t v;

@@ -41,8 +41,8 @@ typedef uint64_t (*cli_read_probe)(const unsigned char *prefix, size_t n, const 
  * in *out and *len. */
 int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_probe probe,
                   const void *ctx, unsigned char **out, size_t *len);
-/* True when path names an existing device, FIFO or socket (symlinks followed): an output that
- * is written into as it stands, not a file that a save replaces. */
+/* True when path is "-", names an existing device, FIFO or socket (symlinks followed), or is a
+ * link to standard output: an output written into as it stands, not a file a save replaces. */
 bool cli_is_stream(const char *path);
 /* Write bytes to such an output, or to standard output for "-". */
 int cli_write_stream(const char *path, const void *data, size_t len);
@@ -66,6 +66,9 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, bool 
                      bool hi_open, double *out);
 int cli_parse_delim(const char *s, unsigned char *out);
 int cli_parse_threads(const char *s, unsigned *out);
+/* -o's value, named `what` in the usage line: 0 when given and not empty, else CLI_EXIT_ERROR
+ * (reported). */
+int cli_check_output(const char *out, const char *what);
 
 /* Options shared by build, add and query: -t, -f, -d, -q. */
 typedef struct cli_common {
@@ -224,6 +227,8 @@ typedef struct cli_feed_opts {
 } cli_feed_opts;
 
 int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed);
+/* After a save: warn on stderr when the filter holds more keys than it was designed for. */
+void cli_warn_capacity(const char *path, const bl_filter *f);
 
 /* ---- commands ------------------------------------------------------------------------------- */
 

@@ -14,23 +14,6 @@ static const struct option add_longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-/* Past its designed capacity a filter still answers correctly, only with more false positives:
- * say how many more, since that is what the user sized for. keys_added counts duplicates, and a
- * key added again sets no new bit: the distinct keys estimated from the fill must be past the
- * design too, or adding the same keys twice warned of a rate that had not risen. */
-static void warn_capacity(const char *path, const bl_filter *f)
-{
-    bl_info info;
-    if (bl_get_info(f, &info) != BL_OK || info.layout == BL_LAYOUT_SCALABLE || !info.keys_known ||
-        info.design_keys == 0 || info.keys_added <= info.design_keys ||
-        info.estimated_keys <= (double)info.design_keys)
-        return;
-    cli_warn("%s: %llu keys added, past the designed capacity of %llu: expected false-positive "
-             "rate now %.3g (designed for %.3g)",
-             path, (unsigned long long)info.keys_added, (unsigned long long)info.design_keys,
-             info.current_fpp, info.design_fpp);
-}
-
 int cli_cmd_add(int argc, char **argv)
 {
     cli_common cm;
@@ -64,7 +47,7 @@ int cli_cmd_add(int argc, char **argv)
     if (rc == 0)
         rc = cli_save_filter(f, path);
     if (rc == 0)
-        warn_capacity(path, f);
+        cli_warn_capacity(path, f);
     bl_free(f);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }

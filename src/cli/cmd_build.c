@@ -99,10 +99,8 @@ static int parse(int argc, char **argv, build_opts *o)
         default: cli_bad_option(optopt, argv[optind - 1]); return -1;
         }
     }
-    if (o->out == NULL) {
-        cli_usage_error("-o FILTER is required");
+    if (cli_check_output(o->out, "FILTER") != 0)
         return -1;
-    }
     if (o->fpp_set && o->bpk_set) {
         cli_usage_error("give -p or -b, not both");
         return -1;
@@ -229,6 +227,8 @@ int cli_cmd_build(int argc, char **argv)
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, o.out);
+    if (rc == 0)
+        cli_warn_capacity(o.out, f);
     bl_free(f);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }

@@ -43,8 +43,8 @@ int cli_cmd_export(int argc, char **argv)
     bl_foreign_format fmt;
     if (cli_parse_format(format, &fmt) != 0)
         return CLI_EXIT_ERROR;
-    if (out == NULL)
-        return cli_usage_error("-o OUT is required ('-' for standard output)");
+    if (cli_check_output(out, "OUT") != 0)
+        return CLI_EXIT_ERROR;
     if (optind + 1 != argc)
         return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
     const char *path = argv[optind];
@@ -53,7 +53,7 @@ int cli_cmd_export(int argc, char **argv)
     if (cli_open_filter(path, false, true, &f, &info) != 0)
         return CLI_EXIT_ERROR;
     /* Standard output, a device or a FIFO is written into; a file is replaced atomically. */
-    const bool stream = strcmp(out, "-") == 0 || cli_is_stream(out);
+    const bool stream = cli_is_stream(out);
     size_t size = 0;
     unsigned char *buf = NULL;
     bl_status st;

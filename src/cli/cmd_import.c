@@ -63,8 +63,8 @@ int cli_cmd_import(int argc, char **argv)
     bl_foreign_format fmt;
     if (cli_parse_format(format, &fmt) != 0)
         return CLI_EXIT_ERROR;
-    if (out == NULL)
-        return cli_usage_error("-o FILTER is required");
+    if (cli_check_output(out, "FILTER") != 0)
+        return CLI_EXIT_ERROR;
     if (optind + 1 != argc)
         return cli_usage_error(optind >= argc ? "missing IN" : "one IN at a time");
     const char *in = argv[optind];

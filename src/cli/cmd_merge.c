@@ -49,8 +49,8 @@ int cli_cmd_merge(int argc, char **argv)
         default: return cli_bad_option(optopt, argv[optind - 1]);
         }
     }
-    if (out == NULL)
-        return cli_usage_error("-o OUT is required");
+    if (cli_check_output(out, "OUT") != 0)
+        return CLI_EXIT_ERROR;
     if (argc - optind < 2)
         return cli_usage_error("give at least two filters to %s", argv[0]);
     bl_filter *acc;
@@ -84,6 +84,8 @@ int cli_cmd_merge(int argc, char **argv)
     }
     if (rc == 0)
         rc = cli_save_filter(acc, out);
+    if (rc == 0)
+        cli_warn_capacity(out, acc); /* a union holds the keys of all: it may pass the design */
     bl_free(acc);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }

@@ -37,9 +37,10 @@ static const char help_build[] =
     "\n"
     "Build a filter from newline-delimited keys and write it to FILTER atomically (an\n"
     "interrupted build never leaves a damaged file; a device or FIFO such as /dev/stdout is\n"
-    "written into instead). Empty keys are skipped.\n"
+    "written into instead). Empty keys are skipped. Warns on stderr when the keys outnumber\n"
+    "-n (the rate then rises past the one designed for).\n"
     "\n"
-    "  -o, --output FILTER     the filter file to write (required)\n"
+    "  -o, --output FILTER     the filter file to write (required; '-' for standard output)\n"
     "  -n, --keys N            size for N distinct keys (accepts 10M, 1e7). Without it, regular\n"
     "                          files are counted first (a fast pass); a stream (stdin, a pipe)\n"
     "                          grows a scalable filter instead (blocked layout only)\n"
@@ -103,15 +104,17 @@ static const char help_info[] =
 static const char help_merge[] =
     "usage: bloomline merge -o OUT FILTER FILTER...\n"
     "\n"
-    "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT:\n"
-    "it answers yes for every key added to any of them.\n";
+    "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT\n"
+    "(replaced atomically; '-o -', a device or a FIFO is written into): it answers yes for\n"
+    "every key added to any of them. Warns on stderr when the union holds more keys than the\n"
+    "filters were designed for (its rate then rises).\n";
 
 static const char help_intersect[] =
     "usage: bloomline intersect -o OUT FILTER FILTER...\n"
     "\n"
-    "Write the bitwise intersection of filters of identical identity to OUT: it answers yes\n"
-    "for every key added to all of them (and possibly others). Scalable filters cannot be\n"
-    "intersected.\n";
+    "Write the bitwise intersection of filters of identical identity to OUT (as merge writes\n"
+    "it): it answers yes for every key added to all of them (and possibly others). Scalable\n"
+    "filters cannot be intersected.\n";
 
 static const char help_export[] =
     "usage: bloomline export FILTER --format parquet|parquet-raw|guava -o OUT\n"
@@ -125,8 +128,8 @@ static const char help_export[] =
 static const char help_import[] =
     "usage: bloomline import --format parquet|parquet-raw|guava IN -o FILTER\n"
     "\n"
-    "Read a foreign filter (IN may be '-') and save it as a bloomline filter file. The key\n"
-    "count is not in those formats: info shows it as unknown.\n";
+    "Read a foreign filter (IN may be '-') and save it as a bloomline filter file (FILTER may\n"
+    "be '-' too). The key count is not in those formats: info shows it as unknown.\n";
 
 static const char help_help[] =
     "usage: bloomline help [COMMAND]\n"

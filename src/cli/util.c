@@ -175,15 +175,31 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
     return rc;
 }
 
+/* A link to standard output's own file (/dev/stdout, /dev/fd/1, /proc/self/fd/1): when that is a
+ * regular file (a shell redirect), a save renamed over the link, for root over /dev/stdout
+ * itself, and left the redirected file empty. */
+static bool names_stdout(const char *path)
+{
+    struct stat link, target, out;
+    return lstat(path, &link) == 0 && S_ISLNK(link.st_mode) && stat(path, &target) == 0 &&
+           fstat(STDOUT_FILENO, &out) == 0 && target.st_dev == out.st_dev &&
+           target.st_ino == out.st_ino;
+}
+
 bool cli_is_stream(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    if (strcmp(path, "-") == 0)
+        return true; /* a save had made a file named '-' */
+    return stat(path, &st) == 0 &&
+           ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || names_stdout(path));
 }
 
 int cli_write_stream(const char *path, const void *data, size_t len)
 {
-    const bool is_stdout = strcmp(path, "-") == 0;
+    /* Standard output is written where it stands: reopened, a file redirected with >> was
+     * overwritten from its start. */
+    const bool is_stdout = strcmp(path, "-") == 0 || names_stdout(path);
     int fd = is_stdout ? STDOUT_FILENO : open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
         cli_error("%s: cannot open: %s", path, strerror(errno));
@@ -201,12 +217,23 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
                     bl_info *info)
 {
     struct stat st;
+    /* Filters are mapped or read at offsets: a stream cannot be, and the library's refusal of one
+     * read "Invalid argument" ('-', taken for a file name: "No such file or directory"). */
+    if (strcmp(path, "-") == 0) {
+        cli_error("'-': a filter is read from a file, not from standard input");
+        return -1;
+    }
     if (stat(path, &st) != 0) {
         cli_error("%s: cannot open filter: %s", path, strerror(errno));
         return -1;
     }
     if (S_ISDIR(st.st_mode)) {
         cli_error("%s: is a directory, not a filter file", path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        cli_error("%s: not a regular file: a filter is read from a file (save a stream to one "
+                  "first)", path);
         return -1;
     }
     errno = 0;

@@ -265,7 +265,9 @@ check "add quiet within capacity" test ! -s err
 expect_status "added keys found" 0 "$B" query add.blf pos.txt
 check "add: every key" cmp -s out pos.txt
 check "add == build of all" cmp -s add.blf two.blf
-"$B" build -n 100 -o small.blf part1.txt 2> /dev/null
+# A build given too small a -n saturates the same way: its rate (here ~1) is not met silently.
+expect_status "build past -n" 0 "$B" build -n 100 -o small.blf part1.txt
+check "build past -n warns" grep -q "small.blf: 7000 keys added, past the designed capacity of 100" err
 expect_status "add past capacity" 0 "$B" add small.blf part2.txt
 check "add past capacity warns" grep -q "past the designed capacity" err
 # Keys added again set no new bit: 40000 adds of 20000 distinct keys are within a design for
@@ -305,6 +307,15 @@ expect_status "intersection finds common" 0 "$B" query i.blf part1.txt
 check "intersect: common keys" cmp -s out part1.txt
 "$B" query -c i.blf part2.txt > out
 check "intersect: others mostly gone ($(cat out))" test "$(cat out)" -lt 100
+# A union past its filters' design raises the rate as an add past it does: warned the same way,
+# and not when the filters hold the same keys (the distinct keys are within the design).
+head -n 7000 part2.txt > part2_7000.txt
+"$B" build -n 10000 -o c1.blf part1.txt
+"$B" build -n 10000 -o c2.blf part2_7000.txt
+expect_status "merge past capacity" 0 "$B" merge -o c12.blf c1.blf c2.blf
+check "merge past capacity warns" grep -q "c12.blf: 14000 keys added, past the designed capacity of 10000" err
+expect_status "merge of the same keys" 0 "$B" merge -o c11.blf c1.blf c1.blf
+check "merge of the same keys: no capacity warning" test ! -s err
 "$B" build -n 999 -o other.blf part1.txt
 expect_error "merge mismatch" "differ in identity" "$B" merge -o bad.blf m1.blf other.blf
 check "merge mismatch writes nothing" test ! -e bad.blf
@@ -378,6 +389,26 @@ expect_status "build into a link to a FIFO" 0 "$B" build -o fifo.link pos.txt
 wait "$reader"
 check "build into a link to a FIFO: still a link" test -L fifo.link
 check "build into a link to a FIFO: the filter's bytes" cmp -s from.fifo f.blf
+# '-o -' is standard output for every command that writes a filter, as for export; build,
+# merge and import had saved a file named '-' and printed nothing.
+expect_status "build -o -" 0 "$B" build -o - pos.txt
+check "build -o -: the filter on standard output" cmp -s out f.blf
+expect_status "merge -o -" 0 "$B" merge -o - m1.blf m2.blf
+check "merge -o -: the union on standard output" cmp -s out m.blf
+expect_status "import -o -" 0 "$B" import --format guava cl.guava -o -
+check "import -o -: the filter on standard output" cmp -s out clg.blf
+check "-o -: no file named '-'" test ! -e ./-
+# Standard output redirected to a file and named by a link (/dev/stdout is a link to
+# /proc/self/fd/1; a private one here, since the bug replaced the link, for root /dev/stdout
+# itself): the filter goes into the redirected file, as into a FIFO. The link had been replaced
+# by a file of its own, the redirected file left empty, with status 0.
+ln -s /proc/self/fd/1 stdout.link
+expect_status "build into a link to standard output" 0 "$B" build -o stdout.link pos.txt
+check "build into a link to standard output: the filter's bytes" cmp -s out f.blf
+check "build into a link to standard output: still a link" test -L stdout.link
+expect_status "export into a link to standard output" 0 "$B" export cl.blf --format guava -o stdout.link
+check "export into a link to standard output: the exported bytes" cmp -s out cl.guava
+check "export into a link to standard output: still a link" test -L stdout.link
 if mknod null.dev c 1 3 2>/dev/null; then # a private /dev/null (root only)
     expect_status "build into a device" 0 "$B" build -o null.dev pos.txt
     check "build into a device: still a device" test -c null.dev
@@ -451,6 +482,13 @@ check "input truncated while read: status 2, not a crash (got $st)" test "$st" -
 check "input truncated while read: named" grep -q "shrink.txt: .*shrank" err
 expect_error "missing filter" "nofilter.blf" "$B" query nofilter.blf pos.txt
 expect_error "directory filter" "is a directory" "$B" query "$T" pos.txt
+# A filter that is no regular file (a pipe, a device, '-') is refused as such: mapping or loading
+# it had failed with a bare "Invalid argument" ('-': "No such file or directory").
+expect_error "filter from a pipe" "not a regular file: a filter is read from a file" \
+    sh -c "cat f.blf | '$B' query /dev/stdin pos.txt"
+expect_error "filter from a device" "/dev/null: not a regular file" "$B" info /dev/null
+expect_error "filter from a device (add)" "/dev/null: not a regular file" "$B" add /dev/null pos.txt
+expect_error "filter '-'" "'-': a filter is read from a file" "$B" merge -o x.blf - f.blf
 if [ "$(id -u)" -ne 0 ]; then
     cp pos.txt noperm.txt && chmod 000 noperm.txt
     expect_error "unreadable input" "noperm.txt" "$B" build -o x.blf noperm.txt
@@ -494,6 +532,14 @@ expect_error "BLOOMLINE_KERNEL unknown" "BLOOMLINE_KERNEL=bogus: no such kernel"
 check "BLOOMLINE_KERNEL unknown: the file is not blamed" test "$(grep -c 'not a valid' err)" = 0
 expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
 expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
+# An empty -o is named as such, not taken for a fault of the filter (export blamed the size of
+# a well-sized Parquet bitset) or reported as a bare "invalid argument".
+expect_error "export -o ''" "-o: the output file name is empty" "$B" export pq.blf --format parquet -o ''
+check "export -o '': the bitset is not blamed" test -z "$(grep bitset err)"
+for cmd in "build pos.txt" "merge m1.blf m2.blf" "import --format guava cl.guava"; do
+    # shellcheck disable=SC2086
+    expect_error "$cmd -o ''" "-o: the output file name is empty" "$B" $cmd -o ''
+done
 expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
 expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
