@@ -125,6 +125,16 @@ static void fill_table(line_table *t)
 static void fill512(void) { fill_table(&table512); }
 static void fill128(void) { fill_table(&table128); }
 
+/* log(n!) for the Poisson terms. lgamma_r, not lgamma: lgamma also stores the sign of Gamma in
+ * the global signgam, so every sizing and every bl_get_info wrote it, racing with other threads
+ * doing the same (bloomline.h lets many threads read a filter at once) and clobbering the
+ * caller's own signgam. */
+static double log_factorial(unsigned n)
+{
+    int sign_unused;
+    return lgamma_r(n + 1.0, &sign_unused);
+}
+
 /* Sum f(L) * Poisson(L; lambda) over the loads that matter. Returns -1 when loads beyond LMAX
  * would matter (lambda too large for the table). */
 static double poisson_mix(const double *e, double lambda)
@@ -139,7 +149,7 @@ static double poisson_mix(const double *e, double lambda)
     const unsigned lo = lo_d < 0 ? 0 : (unsigned)lo_d;
     const unsigned hi = (unsigned)hi_d;
     /* Start from log pmf at lo, then step with the ratio lambda / L: no underflow at large lambda. */
-    double logp = -lambda + lo * log(lambda) - lgamma(lo + 1.0);
+    double logp = -lambda + lo * log(lambda) - log_factorial(lo);
     double p = exp(logp), sum = 0;
     for (unsigned L = lo; L <= hi; L++) {
         sum += p * e[L];
@@ -179,7 +189,7 @@ double bl_model_sbbf_fpp(double lambda)
     const double lo_d = floor(lambda - spread);
     const unsigned lo = lo_d < 0 ? 0 : (unsigned)lo_d;
     const unsigned hi = (unsigned)hi_d;
-    double p = exp(-lambda + lo * log(lambda) - lgamma(lo + 1.0)), sum = 0;
+    double p = exp(-lambda + lo * log(lambda) - log_factorial(lo)), sum = 0;
     for (unsigned L = lo; L <= hi; L++) {
         sum += p * sbbf_block_rate(L);
         p *= lambda / (L + 1);

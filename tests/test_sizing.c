@@ -229,6 +229,32 @@ static void test_expected_fpp_extremes(void **state)
     assert_true(bl_expected_fpp((bl_layout)99, 1 << 20, 7, 10) == 1.0);
 }
 
+/* The models sum Poisson terms from log(L!), which lgamma gives but also stores the sign of
+ * Gamma in the global signgam: every sizing and every bl_get_info wrote it, a data race between
+ * threads reading filters at once (which bloomline.h allows) and a clobbered signgam for a caller
+ * that uses lgamma itself. Gamma(-0.5) < 0 sets it to -1; no model call may change it. */
+static void test_models_leave_signgam(void **state)
+{
+    (void)state;
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_COUNTING, BL_LAYOUT_SBBF};
+    for (size_t i = 0; i < BL_ARRAY_LEN(layouts); i++) {
+        const unsigned k = layouts[i] == BL_LAYOUT_SBBF ? 8 : 7;
+        (void)lgamma(-0.5);
+        assert_int_equal(signgam, -1);
+        const double rate = bl_expected_fpp(layouts[i], 1 << 20, k, 100000);
+        assert_true(rate > 0 && rate < 1);
+        bl_filter *f = tu_create_k(layouts[i], 1000, 0.01, 0, NULL);
+        for (uint64_t key = 0; key < 1000; key++)
+            assert_int_equal(bl_add_u64(f, key), BL_OK);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        bl_free(f);
+        assert_true(info.current_fpp > 0);
+        if (signgam != -1)
+            fail_msg("%s: the model set signgam to %d", bl_layout_name(layouts[i]), signgam);
+    }
+}
+
 static void test_size_search(void **state)
 {
     (void)state;
@@ -342,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_line_model),
         cmocka_unit_test(test_line_model_light_loads),
         cmocka_unit_test(test_expected_fpp_extremes),
+        cmocka_unit_test(test_models_leave_signgam),
         cmocka_unit_test(test_model_matches_spec),
         cmocka_unit_test(test_word_sets_optimal),
         cmocka_unit_test(test_size_search),
