@@ -80,18 +80,6 @@ uint64_t bl_hash_bytes_scheme(bl_hash_scheme scheme, uint64_t seed, const void *
 
 /* ---- Batches of byte keys ------------------------------------------------------------------ */
 
-/* Byte keys stream from memory (~67 MB of bytes, pointers and lengths for 2^20 URL keys), and
- * with only the hardware prefetchers XXH3 waits on them: ~6 ns/key from memory against ~3 in
- * cache. So the first and last line of the key PREFETCH keys ahead are prefetched (into L1) as
- * each key is hashed, which also keeps lines arriving across the probe phase of a pipeline
- * chunk. Measured at 2^20 ~50-byte URL keys (bench_filters, blocked, avx512, 10 bits/key, 2-core
- * VM, medians of 20-40 alternated runs): batched query 10.9 -> 8.7 ns/key on a busy host (XXH3
- * alone 6.4 there), 5.4 on a quiet one (XXH3 alone 3.3). 64 and 128 keys ahead measured the
- * same, 32 ~0.3 ns/key slower; into L2 only (T1) 128 ahead was ~0.9 ns/key slower and 256
- * ahead the same, a second prefetch into L2 256 ahead gained nothing, NTA was ~1.4x slower.
- * In cache the prefetches cost ~0.15 ns/key. */
-#define BL_KEY_PREFETCH 128u
-
 typedef enum bl_bytes_hash {
     BL_BYTES_XXH3,        /* seed 0: XXH3_64bits, equal to XXH3_64bits_withSeed(.., 0) */
     BL_BYTES_XXH3_SEEDED,
@@ -115,15 +103,6 @@ BL_BYTES_INLINE uint64_t bytes_hash(bl_bytes_hash kind, uint64_t seed, const voi
     return out[0];
 }
 
-/* Prefetch the first and last line of key j. The address is formed as an integer: a NULL key
- * (length 0) must not be offset as a pointer, and a prefetch never faults. */
-BL_BYTES_INLINE void prefetch_key(const void *const *bytes, const size_t *lens, size_t j)
-{
-    const uintptr_t first = (uintptr_t)bytes[j];
-    __builtin_prefetch((const void *)first, 0, 3);
-    __builtin_prefetch((const void *)(first + lens[j] - 1), 0, 3);
-}
-
 BL_BYTES_INLINE void hash_bytes_run(bl_bytes_hash kind, uint64_t seed, const void *const *bytes,
                                     const size_t *lens, size_t from, size_t end, size_t limit,
                                     uint64_t *out)
@@ -136,7 +115,7 @@ BL_BYTES_INLINE void hash_bytes_run(bl_bytes_hash kind, uint64_t seed, const voi
     if (pf_end > end)
         pf_end = end;
     for (; i < pf_end; i++) {
-        prefetch_key(bytes, lens, i + BL_KEY_PREFETCH);
+        bl_prefetch_key(bytes, lens, i + BL_KEY_PREFETCH);
         const void *key = bytes[i] != NULL ? bytes[i] : empty;
         out[i - from] = bytes_hash(kind, seed, key, lens[i]);
     }

@@ -55,6 +55,11 @@ struct bl_kernels {
     /* Hash stage for uint64_t keys: XXH3_64bits_withSeed / XXH64 of the 8 LE bytes. */
     void (*hash_u64_xxh3)(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
     void (*hash_u64_xxh64)(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
+    /* Hash stage for byte keys with XXH64 (sbbf), where a kernel has a faster one than the
+     * portable loop (bl_hash_bytes_batch); NULL otherwise. Keys [from, from + count) into out,
+     * keys before `limit` valid. */
+    void (*hash_bytes_xxh64)(uint64_t seed, const void *const *bytes, const size_t *lens,
+                             size_t from, size_t count, size_t limit, uint64_t *out);
     /* Native blocked layout. */
     void (*blocked_add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                         size_t avail);

@@ -13,7 +13,11 @@ void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t c
 {
     switch (keys->kind) {
     case BL_KEYS_BYTES:
-        bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, limit, out);
+        if (f->hash == BL_HASH_XXH64 && f->kern->hash_bytes_xxh64)
+            f->kern->hash_bytes_xxh64(f->seed, keys->bytes, keys->lens, from, count, limit, out);
+        else
+            bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, limit,
+                                out);
         break;
     case BL_KEYS_U64:
         switch (f->hash) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The AVX-512 kernel: u64 hashing with vpmullq, a key's 16 probes in one zmm against the line. */
 #include "../avx2/kernels_avx2.h"
+#include "kernels_avx512.h"
 
 #include <immintrin.h>
 
@@ -284,6 +285,7 @@ const struct bl_kernels bl_kernels_avx512 = {
     .required = BL_CPU_AVX512,
     .hash_u64_xxh3 = hash_u64_xxh3_avx512,
     .hash_u64_xxh64 = hash_u64_xxh64_avx512,
+    .hash_bytes_xxh64 = bl_hash_bytes_xxh64_avx512,
     .blocked_add = blocked_add_avx512,
     .blocked_test = blocked_test_avx512,
     .blocked_contains = blocked_contains_avx512,

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* XXH64 of byte keys, eight keys at a time, one per 64-bit lane (the sbbf layout's hash, which
+ * Parquet fixes). XXH64 is 64-bit multiplies, rotates and adds, all of which AVX-512 has for
+ * eight lanes; a scalar core has one multiplier, and a ~50-byte key takes 28 multiplies.
+ * Measured on an AMD Zen 4 (in cache, alternated with xxHash's XXH64): 5.9 against 17.3 ns/key
+ * for 48-53-byte keys, 10.0 against 18.8 for lengths spread over 20-200 (a group of eight runs
+ * as long as its longest key). Same values as XXH64 for every length: tests/test_parts.c. */
+#include <immintrin.h>
+
+#include "../pipeline.h"
+#include "kernels_avx512.h"
+
+#define BL_INLINE static inline __attribute__((always_inline))
+
+BL_INLINE __m512i set64(uint64_t c) { return _mm512_set1_epi64((long long)c); }
+
+BL_INLINE __m512i mul64(__m512i a, uint64_t c) { return _mm512_mullo_epi64(a, set64(c)); }
+
+/* XXH64's round: rotl(acc + input * P2, 31) * P1. */
+BL_INLINE __m512i round64(__m512i acc, __m512i input)
+{
+    return mul64(_mm512_rol_epi64(_mm512_add_epi64(acc, mul64(input, BL_XXH64_P2)), 31),
+                 BL_XXH64_P1);
+}
+
+BL_INLINE __m512i merge_round(__m512i h, __m512i v)
+{
+    h = _mm512_xor_si512(h, round64(_mm512_setzero_si512(), v));
+    return _mm512_add_epi64(mul64(h, BL_XXH64_P1), set64(BL_XXH64_P4));
+}
+
+/* The 32 bytes at a[l] for each lane l, as four vectors: word w of every lane in vector w.
+ * Whole 32-byte loads and a transpose: on Zen 4 four gathers of eight words cost ~3x as much. */
+BL_INLINE void load_stripes(const uint8_t *const a[8], __m512i w[4])
+{
+    __m512i z[4]; /* z[i]: lanes 2i and 2i + 1, four words each */
+    for (unsigned i = 0; i < 4; i++)
+        z[i] = _mm512_inserti64x4(
+            _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)a[2 * i])),
+            _mm256_loadu_si256((const __m256i *)(const void *)a[2 * i + 1]), 1);
+    /* words 0 and 1 (then 2 and 3) of lanes 0-3 from z[0], z[1]; of lanes 4-7 from z[2], z[3] */
+    const __m512i even = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i odd = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+    const __m512i t0 = _mm512_permutex2var_epi64(z[0], even, z[1]);
+    const __m512i t1 = _mm512_permutex2var_epi64(z[0], odd, z[1]);
+    const __m512i t2 = _mm512_permutex2var_epi64(z[2], even, z[3]);
+    const __m512i t3 = _mm512_permutex2var_epi64(z[2], odd, z[3]);
+    const __m512i lo = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
+    const __m512i hi = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    w[0] = _mm512_permutex2var_epi64(t0, lo, t2);
+    w[1] = _mm512_permutex2var_epi64(t0, hi, t2);
+    w[2] = _mm512_permutex2var_epi64(t1, lo, t3);
+    w[3] = _mm512_permutex2var_epi64(t1, hi, t3);
+}
+
+/* The 32-byte stripes of the lanes in `big` (len >= 32): the four accumulators, merged.
+ * Advances p and rem past the stripes. */
+BL_INLINE __m512i stripes(const void *const *bytes, __mmask8 big, __m512i seed, __m512i *p,
+                          __m512i *rem)
+{
+    static const uint8_t zero32[32]; /* what lanes that are done load */
+    __m512i v1 = _mm512_add_epi64(seed, set64(BL_XXH64_P1 + BL_XXH64_P2));
+    __m512i v2 = _mm512_add_epi64(seed, set64(BL_XXH64_P2)), v3 = seed;
+    __m512i v4 = _mm512_sub_epi64(seed, set64(BL_XXH64_P1));
+    size_t off = 0;
+    for (__mmask8 m = big; m; m = _mm512_mask_cmpge_epu64_mask(m, *rem, set64(32)), off += 32) {
+        const uint8_t *a[8];
+        for (unsigned l = 0; l < 8; l++)
+            a[l] = (m >> l) & 1 ? (const uint8_t *)bytes[l] + off : zero32;
+        __m512i w[4];
+        load_stripes(a, w);
+        v1 = _mm512_mask_mov_epi64(v1, m, round64(v1, w[0]));
+        v2 = _mm512_mask_mov_epi64(v2, m, round64(v2, w[1]));
+        v3 = _mm512_mask_mov_epi64(v3, m, round64(v3, w[2]));
+        v4 = _mm512_mask_mov_epi64(v4, m, round64(v4, w[3]));
+        *p = _mm512_mask_add_epi64(*p, m, *p, set64(32));
+        *rem = _mm512_mask_sub_epi64(*rem, m, *rem, set64(32));
+    }
+    __m512i h = _mm512_add_epi64(_mm512_add_epi64(_mm512_rol_epi64(v1, 1), _mm512_rol_epi64(v2, 7)),
+                                 _mm512_add_epi64(_mm512_rol_epi64(v3, 12),
+                                                  _mm512_rol_epi64(v4, 18)));
+    h = merge_round(h, v1);
+    h = merge_round(h, v2);
+    h = merge_round(h, v3);
+    return merge_round(h, v4);
+}
+
+/* XXH64's tail of every lane in `vec`: 8-byte steps, a 4-byte step, then single bytes. Every
+ * read lies inside its key: words at p while rem allows them, the last bytes taken from the key's
+ * last 4 (vec lanes have len >= 4). Masked-off lanes read nothing. */
+BL_INLINE __m512i tail(__m512i h, __mmask8 vec, __m512i p, __m512i rem, __m512i end)
+{
+    for (__mmask8 m = _mm512_mask_cmpge_epu64_mask(vec, rem, set64(8)); m;
+         m = _mm512_mask_cmpge_epu64_mask(m, rem, set64(8))) {
+        const __m512i k1 = round64(_mm512_setzero_si512(),
+                                   _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m, p, NULL, 1));
+        const __m512i next = _mm512_add_epi64(
+            mul64(_mm512_rol_epi64(_mm512_xor_si512(h, k1), 27), BL_XXH64_P1), set64(BL_XXH64_P4));
+        h = _mm512_mask_mov_epi64(h, m, next);
+        p = _mm512_mask_add_epi64(p, m, p, set64(8));
+        rem = _mm512_mask_sub_epi64(rem, m, rem, set64(8));
+    }
+    __mmask8 m = _mm512_mask_cmpge_epu64_mask(vec, rem, set64(4));
+    if (m) {
+        const __m512i w = _mm512_cvtepu32_epi64(
+            _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m, p, NULL, 1));
+        const __m512i next =
+            _mm512_add_epi64(mul64(_mm512_rol_epi64(_mm512_xor_si512(h, mul64(w, BL_XXH64_P1)), 23),
+                                   BL_XXH64_P2),
+                             set64(BL_XXH64_P3));
+        h = _mm512_mask_mov_epi64(h, m, next);
+        rem = _mm512_mask_sub_epi64(rem, m, rem, set64(4));
+    }
+    m = _mm512_mask_cmpgt_epu64_mask(vec, rem, _mm512_setzero_si512());
+    if (m) {
+        /* rem <= 3 bytes: the top rem bytes of the key's last four, shifted down */
+        __m512i last = _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(
+            _mm256_setzero_si256(), m, _mm512_sub_epi64(end, set64(4)), NULL, 1));
+        last = _mm512_srlv_epi64(last, _mm512_slli_epi64(_mm512_sub_epi64(set64(4), rem), 3));
+        for (unsigned j = 0; j < 3 && m; j++) {
+            const __m512i b = _mm512_and_si512(last, set64(0xff));
+            const __m512i next = mul64(
+                _mm512_rol_epi64(_mm512_xor_si512(h, mul64(b, BL_XXH64_P5)), 11), BL_XXH64_P1);
+            h = _mm512_mask_mov_epi64(h, m, next);
+            last = _mm512_srli_epi64(last, 8);
+            m = _mm512_mask_cmpgt_epu64_mask(m, rem, set64(j + 1));
+        }
+    }
+    return h;
+}
+
+/* XXH64 of eight keys into out[0..8). Keys under 4 bytes (NULL ones included) go to xxHash. */
+BL_INLINE void xxh64x8(const void *const *bytes, const size_t *lens, uint64_t seed, uint64_t *out)
+{
+    const __m512i len = _mm512_loadu_si512(lens);
+    const __m512i start = _mm512_loadu_si512((const void *)bytes);
+    const __m512i vseed = set64(seed);
+    const __mmask8 vec = _mm512_cmpge_epu64_mask(len, set64(4));
+    const __mmask8 big = _mm512_mask_cmpge_epu64_mask(vec, len, set64(32));
+    __m512i p = start, rem = len;
+    __m512i h = _mm512_add_epi64(vseed, set64(BL_XXH64_P5));
+    if (big)
+        h = _mm512_mask_mov_epi64(h, big, stripes(bytes, big, vseed, &p, &rem));
+    h = tail(_mm512_add_epi64(h, len), vec, p, rem, _mm512_add_epi64(start, len));
+    h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 33));
+    h = mul64(h, BL_XXH64_P2);
+    h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
+    h = mul64(h, BL_XXH64_P3);
+    _mm512_storeu_si512(out, _mm512_xor_si512(h, _mm512_srli_epi64(h, 32)));
+    for (unsigned short_keys = (uint8_t)~vec; short_keys; short_keys &= short_keys - 1) {
+        const unsigned l = (unsigned)__builtin_ctz(short_keys);
+        out[l] = bl_hash_bytes_scheme(BL_HASH_XXH64, seed, bytes[l], lens[l]);
+    }
+}
+
+void bl_hash_bytes_xxh64_avx512(uint64_t seed, const void *const *bytes, const size_t *lens,
+                                size_t from, size_t count, size_t limit, uint64_t *out)
+{
+    const size_t end = from + count;
+    size_t i = from;
+    for (; i + 8 <= end; i += 8) {
+        for (size_t j = i + BL_KEY_PREFETCH; j < i + 8 + BL_KEY_PREFETCH && j < limit; j++)
+            bl_prefetch_key(bytes, lens, j);
+        xxh64x8(bytes + i, lens + i, seed, out + (i - from));
+    }
+    for (; i < end; i++)
+        out[i - from] = bl_hash_bytes_scheme(BL_HASH_XXH64, seed, bytes[i], lens[i]);
+}
