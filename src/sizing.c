@@ -245,18 +245,22 @@ typedef struct geometry {
     unsigned kmin, kmax;
 } geometry;
 
-/* The unit and the k of a fixed-size layout, from the layout's own definitions (filter.c). */
-static bool geometry_of(bl_layout layout, geometry *g)
+/* The unit and the k of a fixed-size layout, from the layout's own definitions (filter.c).
+ * BL_E_BAD_LAYOUT for an unknown layout, BL_E_UNSUPPORTED for scalable (no single size). */
+static bl_status geometry_of(bl_layout layout, geometry *g)
 {
-    const size_t block_bytes = bl_layout_block_bytes(layout); /* 0: scalable, no single size */
-    if (block_bytes == 0 || bl_layout_k_range(layout, &g->kmin, &g->kmax) != BL_OK)
-        return false;
+    const bl_status st = bl_layout_k_range(layout, &g->kmin, &g->kmax);
+    if (st != BL_OK)
+        return st;
+    const size_t block_bytes = bl_layout_block_bytes(layout);
+    if (block_bytes == 0)
+        return BL_E_UNSUPPORTED;
     g->layout = layout;
     g->block_bits = (uint64_t)block_bytes * 8;
     /* Past k = 64 a classic filter would need a rate below 1e-19; Guava's range is 1..255. */
     if (g->kmax > 64)
         g->kmax = 64;
-    return true;
+    return BL_OK;
 }
 
 static double rate_of(const geometry *g, uint64_t blocks, unsigned k, uint64_t n)
@@ -301,8 +305,9 @@ bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k
     geometry g;
     if (bits == NULL || k == NULL || n == 0 || !(fpp > 0 && fpp < 1))
         return BL_E_INVALID;
-    if (!geometry_of(layout, &g))
-        return bl_layout_known(layout) ? BL_E_UNSUPPORTED : BL_E_BAD_LAYOUT;
+    const bl_status gst = geometry_of(layout, &g);
+    if (gst != BL_OK)
+        return gst;
     if (k_forced != 0) {
         if (!bl_layout_k_valid(layout, k_forced))
             return BL_E_BAD_K;
@@ -343,8 +348,9 @@ bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per
     geometry g;
     if (bits == NULL || k == NULL || n == 0 || !(bits_per_key > 0) || !isfinite(bits_per_key))
         return BL_E_INVALID;
-    if (!geometry_of(layout, &g))
-        return bl_layout_known(layout) ? BL_E_UNSUPPORTED : BL_E_BAD_LAYOUT;
+    const bl_status gst = geometry_of(layout, &g);
+    if (gst != BL_OK)
+        return gst;
     const double total = ceil((double)n * bits_per_key);
     if (total > (double)BL_MAX_PAYLOAD_BYTES * 8)
         return BL_E_TOO_LARGE;
