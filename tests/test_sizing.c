@@ -28,9 +28,9 @@ static void test_honest_sizing(void **state)
 {
     (void)state;
     /* A fixed default seed (TU_STATISTICAL_SEED) keeps this test deterministic in CI;
-     * BLOOMLINE_TEST_SEED explores others (a sweep of 100 seeds had 4 runs with a check over the bound by chance
-     * before check_honest measured such a case again). 10^6 keys keep the filter's own
-     * realization variance (a few thousand lines) well under the sampling error. */
+     * BLOOMLINE_TEST_SEED explores others (a sweep of 100 seeds had 4 runs with a check over the
+     * bound by chance before check_honest measured such a case again). 10^6 keys keep the
+     * filter's own realization variance (a few thousand lines) well under the sampling error. */
     const uint64_t seed = tu_seed_or("honest sizing", TU_STATISTICAL_SEED);
     const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC};
     for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {

@@ -28,7 +28,7 @@ static inline uint64_t tu_next(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* The seed for this run: BLOOMLINE_TEST_SEED if set, else time-based; printed so a failure can
+/* The seed for this run: BLOOMLINE_TEST_SEED if set, else `fallback`; printed so a failure can
  * be replayed. */
 static inline uint64_t tu_seed_or(const char *what, uint64_t fallback)
 {
@@ -38,6 +38,7 @@ static inline uint64_t tu_seed_or(const char *what, uint64_t fallback)
     return seed;
 }
 
+/* The same with a time-based fallback: each run explores another seed. */
 static inline uint64_t tu_seed(const char *what)
 {
     return tu_seed_or(what, (uint64_t)time(NULL) * 2654435761u);
