@@ -60,6 +60,9 @@ struct bl_kernels {
      * keys before `limit` valid. */
     void (*hash_bytes_xxh64)(uint64_t seed, const void *const *bytes, const size_t *lens,
                              size_t from, size_t count, size_t limit, uint64_t *out);
+    /* The same for XXH3 (blocked byte keys); NULL where the portable loop is the fastest. */
+    void (*hash_bytes_xxh3)(uint64_t seed, const void *const *bytes, const size_t *lens,
+                            size_t from, size_t count, size_t limit, uint64_t *out);
     /* Native blocked layout. */
     void (*blocked_add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                         size_t avail);

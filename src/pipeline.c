@@ -15,6 +15,8 @@ void bl_hash_keys(const bl_filter *f, const bl_keys *keys, size_t from, size_t c
     case BL_KEYS_BYTES:
         if (f->hash == BL_HASH_XXH64 && f->kern->hash_bytes_xxh64)
             f->kern->hash_bytes_xxh64(f->seed, keys->bytes, keys->lens, from, count, limit, out);
+        else if (f->hash == BL_HASH_XXH3 && f->kern->hash_bytes_xxh3)
+            f->kern->hash_bytes_xxh3(f->seed, keys->bytes, keys->lens, from, count, limit, out);
         else
             bl_hash_bytes_batch(f->hash, f->seed, keys->bytes, keys->lens, from, count, limit,
                                 out);

@@ -329,17 +329,16 @@ static void test_hash_batch_matches_single(void **state)
     free(out);
 }
 
-/* The sbbf layout's XXH64 over batches of byte keys (eight keys per vector in the AVX-512
- * kernel: stripes, 8-, 4- and 1-byte tail steps masked per key) equals the single-key XXH64 for
- * every length 0-300, in groups of mixed lengths, with seed 0 and another; and it reads nothing
- * outside a key: every key starts right after, or ends right before, a page nobody may read. */
-static void test_xxh64_batch_lengths(void **state)
+/* A batch hash equals the single-key hash for every key: `n` keys of lengths spread over
+ * [minlen, maxlen] and shuffled (mixed lengths in every group of eight), seed 0 and another.
+ * Every key starts right after, or ends right before, a page nobody may read, so a read outside
+ * a key crashes the test. */
+static void check_batch_lengths(bl_layout layout, size_t minlen, size_t maxlen, uint64_t *seed)
 {
-    (void)state;
-    uint64_t seed = tu_seed("xxh64 batch");
-    enum { MAXLEN = 300, N = 2 * (MAXLEN + 1) };
+    enum { COPIES = 2 };
+    const size_t n = COPIES * (maxlen - minlen + 1);
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t span = (MAXLEN + page - 1) / page * page;
+    const size_t span = (maxlen + page - 1) / page * page;
     uint8_t *map = mmap(NULL, span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                         -1, 0);
     assert_true(map != MAP_FAILED);
@@ -347,45 +346,67 @@ static void test_xxh64_batch_lengths(void **state)
     assert_int_equal(mprotect(map, page, PROT_NONE), 0);
     assert_int_equal(mprotect(region + span, page, PROT_NONE), 0);
     for (size_t i = 0; i < span; i++)
-        region[i] = (uint8_t)tu_next(&seed);
-    const void **ptr = malloc(N * sizeof *ptr);
-    size_t *len = malloc(N * sizeof *len);
-    uint64_t *out = malloc(N * sizeof *out);
+        region[i] = (uint8_t)tu_next(seed);
+    const void **ptr = malloc(n * sizeof *ptr);
+    size_t *len = malloc(n * sizeof *len);
+    uint64_t *out = malloc(n * sizeof *out);
     assert_true(ptr && len && out);
-    for (size_t i = 0; i < N; i++)
-        len[i] = i / 2;
-    for (size_t i = N - 1; i > 0; i--) { /* mixed lengths in every group of eight */
-        const size_t j = (size_t)(tu_next(&seed) % (i + 1)), t = len[i];
+    for (size_t i = 0; i < n; i++)
+        len[i] = minlen + i / COPIES;
+    for (size_t i = n - 1; i > 0; i--) {
+        const size_t j = (size_t)(tu_next(seed) % (i + 1)), t = len[i];
         len[i] = len[j];
         len[j] = t;
     }
-    for (size_t i = 0; i < N; i++) {
-        const uint64_t r = tu_next(&seed);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = tu_next(seed);
         ptr[i] = (r & 1) ? region : region + span - len[i]; /* after or before a guard page */
         if (len[i] == 0 && (r & 2))
             ptr[i] = NULL;
     }
-    const uint64_t seeds[] = {0, tu_next(&seed)};
+    const uint64_t seeds[] = {0, tu_next(seed)};
     for (size_t s = 0; s < BL_ARRAY_LEN(seeds); s++) {
         bl_params p;
         bl_params_init(&p);
-        p.layout = BL_LAYOUT_SBBF;
+        p.layout = layout;
         p.expected_keys = 1000;
         p.seed = seeds[s];
         bl_filter *f = NULL;
         assert_int_equal(bl_create(&f, &p), BL_OK);
-        assert_int_equal(bl_hash_batch(f, ptr, len, N, out), BL_OK);
-        for (size_t i = 0; i < N; i++)
+        assert_int_equal(bl_hash_batch(f, ptr, len, n, out), BL_OK);
+        for (size_t i = 0; i < n; i++)
             if (out[i] != bl_hash(f, ptr[i], len[i]))
-                fail_msg("%s: key %zu of %zu bytes, seed 0x%llx: batch 0x%llx, single 0x%llx",
-                         bl_kernel_name(), i, len[i], (unsigned long long)seeds[s],
-                         (unsigned long long)out[i], (unsigned long long)bl_hash(f, ptr[i], len[i]));
+                fail_msg("%s, %s: key %zu of %zu bytes, seed 0x%llx: batch 0x%llx, single 0x%llx",
+                         bl_kernel_name(), bl_layout_name(layout), i, len[i],
+                         (unsigned long long)seeds[s], (unsigned long long)out[i],
+                         (unsigned long long)bl_hash(f, ptr[i], len[i]));
         bl_free(f);
     }
     free(ptr);
     free(len);
     free(out);
     munmap(map, span + 2 * page);
+}
+
+/* The sbbf layout's XXH64 (eight keys per vector in the AVX-512 kernel: stripes, 8-, 4- and
+ * 1-byte tail steps masked per key), every length 0-300. */
+static void test_xxh64_batch_lengths(void **state)
+{
+    (void)state;
+    uint64_t seed = tu_seed("xxh64 batch");
+    check_batch_lengths(BL_LAYOUT_SBBF, 0, 300, &seed);
+}
+
+/* The blocked layout's XXH3 (eight keys of 32-128 bytes per vector in the AVX-512 kernel, the
+ * rest through xxHash): every length 0-300, where most groups mix vector and other lanes, then
+ * 30-130 only, where whole groups run in the vector and each of XXH3's 32/64/96-byte steps is
+ * crossed. */
+static void test_xxh3_batch_lengths(void **state)
+{
+    (void)state;
+    uint64_t seed = tu_seed("xxh3 batch");
+    check_batch_lengths(BL_LAYOUT_BLOCKED, 0, 300, &seed);
+    check_batch_lengths(BL_LAYOUT_BLOCKED, 30, 130, &seed);
 }
 
 int main(void)
@@ -399,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_parts_read_only),
         cmocka_unit_test(test_hash_batch_matches_single),
         cmocka_unit_test(test_xxh64_batch_lengths),
+        cmocka_unit_test(test_xxh3_batch_lengths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,4 +10,9 @@
 void bl_hash_bytes_xxh64_avx512(uint64_t seed, const void *const *bytes, const size_t *lens,
                                 size_t from, size_t count, size_t limit, uint64_t *out);
 
+/* XXH3 of byte keys likewise, keys of 32-128 bytes eight per zmm (hash_xxh3_avx512.c). Same
+ * values as XXH3_64bits_withSeed(key, len, seed). */
+void bl_hash_bytes_xxh3_avx512(uint64_t seed, const void *const *bytes, const size_t *lens,
+                               size_t from, size_t count, size_t limit, uint64_t *out);
+
 #endif
