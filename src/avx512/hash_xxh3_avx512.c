@@ -6,8 +6,8 @@
  * of them from 32x32->64-bit vpmuludq. Other lengths, and groups with few keys in the range, go
  * to xxHash. Same values as XXH3_64bits_withSeed for every length: tests/test_parts.c.
  * Measured on an AMD Zen 4 (bench_filters, blocked, 10 bits/key, ~50-byte URL keys, three runs
- * alternated with xxHash's loop): batched queries 5.40-5.43 -> 3.91-4.01 ns/key at 2^16 keys and
- * 6.48-7.34 -> 6.15-6.58 at 2^20, where the key bytes stream from memory (~67 bytes a key with
+ * alternated with xxHash's loop): batched queries 5.34-5.74 -> 3.89-3.98 ns/key at 2^16 keys and
+ * 6.49-6.95 -> 5.95-6.22 at 2^20, where the key bytes stream from memory (~67 bytes a key with
  * pointer and length: ~2.9 ns/key at this host's 23 GB/s) and bound the hash stage. */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
