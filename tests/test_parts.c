@@ -397,16 +397,17 @@ static void test_xxh64_batch_lengths(void **state)
     check_batch_lengths(BL_LAYOUT_SBBF, 0, 300, &seed);
 }
 
-/* The blocked layout's XXH3 (eight keys of 32-128 bytes per vector in the AVX-512 kernel, the
- * rest through xxHash): every length 0-300, where most groups mix vector and other lanes, then
- * 30-130 only, where whole groups run in the vector and each of XXH3's 32/64/96-byte steps is
- * crossed. */
+/* The blocked layout's XXH3 (in the AVX-512 kernel, groups of eight keys of 32-128 bytes per
+ * vector, other groups through xxHash): lengths 32-128 only, where every group is a vector and
+ * crosses XXH3's 64- and 96-byte steps in its lanes; 30-130, where vector groups and runs of
+ * others alternate; and every length 0-300. */
 static void test_xxh3_batch_lengths(void **state)
 {
     (void)state;
     uint64_t seed = tu_seed("xxh3 batch");
-    check_batch_lengths(BL_LAYOUT_BLOCKED, 0, 300, &seed);
+    check_batch_lengths(BL_LAYOUT_BLOCKED, 32, 128, &seed);
     check_batch_lengths(BL_LAYOUT_BLOCKED, 30, 130, &seed);
+    check_batch_lengths(BL_LAYOUT_BLOCKED, 0, 300, &seed);
 }
 
 int main(void)

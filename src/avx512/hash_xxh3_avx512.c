@@ -3,13 +3,13 @@
  * 64-bit lane: the blocked layout's batched byte-key hash. XXH3 hashes such a key as 2-8 16-byte
  * pieces, each folded by a 64x64->128-bit multiply (low half XOR high half), taken alternately
  * from the key's start and its end. A scalar core has one such multiplier; AVX-512 builds eight
- * of them from 32x32->64-bit vpmuludq. Other lengths, and groups with few keys in the range, go
- * to xxHash. Same values as XXH3_64bits_withSeed for every length: tests/test_parts.c.
+ * of them from 32x32->64-bit vpmuludq. Groups of eight with any other length go to xxHash.
+ * Same values as XXH3_64bits_withSeed for every length: tests/test_parts.c.
  * Measured on an AMD Zen 4 (bench_filters, blocked, 10 bits/key, ~50-byte URL keys, three runs
  * alternated with xxHash's loop): batched queries 5.34-5.74 -> 3.89-3.98 ns/key at 2^16 keys and
  * 6.49-6.95 -> 5.95-6.22 at 2^20, where the key bytes stream from memory (~67 bytes a key with
  * pointer and length: ~2.9 ns/key at this host's 23 GB/s) and bound the hash stage. */
-#define XXH_INLINE_ALL
+#define XXH_INLINE_ALL /* for XXH3_kSecret and XXH_PRIME64_1 */
 #include <xxhash.h>
 
 #include <immintrin.h>
@@ -22,7 +22,6 @@
 enum {
     VEC_MIN_LEN = 32,  /* shorter keys would read outside themselves (17-31) or are another class */
     VEC_MAX_LEN = 128, /* XXH3's 17-128-byte class (32 belongs to it too) */
-    VEC_MIN_KEYS = 4,  /* a group of eight costs about as much as four keys through xxHash */
 };
 
 BL_INLINE __m512i set64(uint64_t c) { return _mm512_set1_epi64((long long)c); }
@@ -107,50 +106,52 @@ BL_INLINE void load_words(const void *const *bytes, const size_t *lens, __mmask8
 #undef BL_AT
 }
 
-/* XXH3 of eight keys into out[0..8): lanes with 32..128 bytes here, the rest through xxHash. */
+/* XXH3 of eight keys of VEC_MIN_LEN..VEC_MAX_LEN bytes into out[0..8). */
 BL_INLINE void xxh3x8(const void *const *bytes, const size_t *lens, const secret16 *sec,
-                      uint64_t seed, uint64_t *out)
+                      uint64_t *out)
 {
     const __m512i len = _mm512_loadu_si512(lens);
-    const __mmask8 vec = _mm512_cmple_epu64_mask(_mm512_sub_epi64(len, set64(VEC_MIN_LEN)),
-                                                 set64(VEC_MAX_LEN - VEC_MIN_LEN));
-    __mmask8 scalar = (__mmask8)~vec;
-    if (__builtin_popcount(vec) >= VEC_MIN_KEYS) {
-        __m512i f[4], e[4]; /* bytes [0, 32) and [len - 32, len) */
-        load_words(bytes, lens, vec, false, 0, f);
-        load_words(bytes, lens, vec, true, -32, e);
-        __m512i acc = _mm512_mullo_epi64(len, set64(XXH_PRIME64_1));
-        acc = _mm512_add_epi64(acc, _mm512_add_epi64(mix16(f[0], f[1], sec->s[0]),
-                                                     mix16(e[2], e[3], sec->s[1])));
-        const __mmask8 over32 = _mm512_mask_cmpgt_epu64_mask(vec, len, set64(32));
-        acc = _mm512_mask_add_epi64(acc, over32, acc,
-                                    _mm512_add_epi64(mix16(f[2], f[3], sec->s[2]),
-                                                     mix16(e[0], e[1], sec->s[3])));
-        const __mmask8 over64 = _mm512_mask_cmpgt_epu64_mask(vec, len, set64(64));
-        if (over64) { /* bytes [32, 64) and [len - 64, len - 32) */
-            load_words(bytes, lens, over64, false, 32, f);
-            load_words(bytes, lens, over64, true, -64, e);
-            acc = _mm512_mask_add_epi64(acc, over64, acc,
-                                        _mm512_add_epi64(mix16(f[0], f[1], sec->s[4]),
-                                                         mix16(e[2], e[3], sec->s[5])));
-            const __mmask8 over96 = _mm512_mask_cmpgt_epu64_mask(vec, len, set64(96));
-            acc = _mm512_mask_add_epi64(acc, over96, acc,
-                                        _mm512_add_epi64(mix16(f[2], f[3], sec->s[6]),
-                                                         mix16(e[0], e[1], sec->s[7])));
-        }
-        /* XXH3's avalanche */
-        acc = _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 37));
-        acc = _mm512_mullo_epi64(acc, set64(0x165667919E3779F9ULL));
-        _mm512_storeu_si512(out, _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 32)));
-    } else {
-        scalar = 0xff;
+    __m512i f[4], e[4]; /* bytes [0, 32) and [len - 32, len) */
+    load_words(bytes, lens, 0xff, false, 0, f);
+    load_words(bytes, lens, 0xff, true, -32, e);
+    __m512i acc = _mm512_mullo_epi64(len, set64(XXH_PRIME64_1));
+    acc = _mm512_add_epi64(acc, _mm512_add_epi64(mix16(f[0], f[1], sec->s[0]),
+                                                 mix16(e[2], e[3], sec->s[1])));
+    const __mmask8 over32 = _mm512_cmpgt_epu64_mask(len, set64(32));
+    acc = _mm512_mask_add_epi64(acc, over32, acc,
+                                _mm512_add_epi64(mix16(f[2], f[3], sec->s[2]),
+                                                 mix16(e[0], e[1], sec->s[3])));
+    const __mmask8 over64 = _mm512_cmpgt_epu64_mask(len, set64(64));
+    if (over64) { /* bytes [32, 64) and [len - 64, len - 32) */
+        load_words(bytes, lens, over64, false, 32, f);
+        load_words(bytes, lens, over64, true, -64, e);
+        acc = _mm512_mask_add_epi64(acc, over64, acc,
+                                    _mm512_add_epi64(mix16(f[0], f[1], sec->s[4]),
+                                                     mix16(e[2], e[3], sec->s[5])));
+        const __mmask8 over96 = _mm512_cmpgt_epu64_mask(len, set64(96));
+        acc = _mm512_mask_add_epi64(acc, over96, acc,
+                                    _mm512_add_epi64(mix16(f[2], f[3], sec->s[6]),
+                                                     mix16(e[0], e[1], sec->s[7])));
     }
-    for (; scalar; scalar &= (__mmask8)(scalar - 1)) {
-        const unsigned l = (unsigned)__builtin_ctz(scalar);
-        out[l] = bl_hash_bytes_scheme(BL_HASH_XXH3, seed, bytes[l], lens[l]);
-    }
+    /* XXH3's avalanche */
+    acc = _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 37));
+    acc = _mm512_mullo_epi64(acc, set64(0x165667919E3779F9ULL));
+    _mm512_storeu_si512(out, _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 32)));
 }
 
+/* Whether all eight keys are in the vector range. */
+BL_INLINE bool group_fits(const size_t *lens)
+{
+    const __m512i len = _mm512_loadu_si512(lens);
+    return _mm512_cmple_epu64_mask(_mm512_sub_epi64(len, set64(VEC_MIN_LEN)),
+                                   set64(VEC_MAX_LEN - VEC_MIN_LEN)) == 0xff;
+}
+
+/* Groups of eight keys that all fit go to the vector; runs of other groups, and the last few
+ * keys, to the portable loop (hash.c). Mixed lengths are left to that loop: partly filled vectors
+ * (the other lanes through xxHash), and queues that gathered fitting keys across groups, measured
+ * 15-40% slower than it for lengths spread over 0-16, 10-100, 20-80 and 20-200 bytes, from
+ * mispredicted branches and the per-key dispatch. */
 void bl_hash_bytes_xxh3_avx512(uint64_t seed, const void *const *bytes, const size_t *lens,
                                size_t from, size_t count, size_t limit, uint64_t *out)
 {
@@ -158,11 +159,20 @@ void bl_hash_bytes_xxh3_avx512(uint64_t seed, const void *const *bytes, const si
     secret16_init(&sec, seed);
     const size_t end = from + count;
     size_t i = from;
-    for (; i + 8 <= end; i += 8) {
-        for (size_t j = i + BL_KEY_PREFETCH; j < i + 8 + BL_KEY_PREFETCH && j < limit; j++)
-            bl_prefetch_key(bytes, lens, j);
-        xxh3x8(bytes + i, lens + i, &sec, seed, out + (i - from));
+    while (i + 8 <= end) {
+        if (group_fits(lens + i)) {
+            for (size_t j = i + BL_KEY_PREFETCH; j < i + 8 + BL_KEY_PREFETCH && j < limit; j++)
+                bl_prefetch_key(bytes, lens, j);
+            xxh3x8(bytes + i, lens + i, &sec, out + (i - from));
+            i += 8;
+            continue;
+        }
+        size_t run = i + 8;
+        while (run + 8 <= end && !group_fits(lens + run))
+            run += 8;
+        bl_hash_bytes_batch(BL_HASH_XXH3, seed, bytes, lens, i, run - i, limit, out + (i - from));
+        i = run;
     }
-    for (; i < end; i++)
-        out[i - from] = bl_hash_bytes_scheme(BL_HASH_XXH3, seed, bytes[i], lens[i]);
+    if (i < end)
+        bl_hash_bytes_batch(BL_HASH_XXH3, seed, bytes, lens, i, end - i, limit, out + (i - from));
 }
