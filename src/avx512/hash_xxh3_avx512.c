@@ -14,7 +14,7 @@
 
 #include <immintrin.h>
 
-#include "../pipeline.h"
+#include "hash_groups.h"
 #include "kernels_avx512.h"
 
 #define BL_INLINE static inline __attribute__((always_inline))
@@ -139,40 +139,18 @@ BL_INLINE void xxh3x8(const void *const *bytes, const size_t *lens, const secret
     _mm512_storeu_si512(out, _mm512_xor_si512(acc, _mm512_srli_epi64(acc, 32)));
 }
 
-/* Whether all eight keys are in the vector range. */
-BL_INLINE bool group_fits(const size_t *lens)
+/* The group hasher for bl_hash_byte_groups: ctx is the secret16. */
+BL_INLINE void xxh3_group(const void *const *bytes, const size_t *lens, const void *ctx,
+                          uint64_t *out)
 {
-    const __m512i len = _mm512_loadu_si512(lens);
-    return _mm512_cmple_epu64_mask(_mm512_sub_epi64(len, set64(VEC_MIN_LEN)),
-                                   set64(VEC_MAX_LEN - VEC_MIN_LEN)) == 0xff;
+    xxh3x8(bytes, lens, ctx, out);
 }
 
-/* Groups of eight keys that all fit go to the vector; runs of other groups, and the last few
- * keys, to the portable loop (hash.c). Mixed lengths are left to that loop: partly filled vectors
- * (the other lanes through xxHash), and queues that gathered fitting keys across groups, measured
- * 15-40% slower than it for lengths spread over 0-16, 10-100, 20-80 and 20-200 bytes, from
- * mispredicted branches and the per-key dispatch. */
 void bl_hash_bytes_xxh3_avx512(uint64_t seed, const void *const *bytes, const size_t *lens,
                                size_t from, size_t count, size_t limit, uint64_t *out)
 {
     secret16 sec;
     secret16_init(&sec, seed);
-    const size_t end = from + count;
-    size_t i = from;
-    while (i + 8 <= end) {
-        if (group_fits(lens + i)) {
-            for (size_t j = i + BL_KEY_PREFETCH; j < i + 8 + BL_KEY_PREFETCH && j < limit; j++)
-                bl_prefetch_key(bytes, lens, j);
-            xxh3x8(bytes + i, lens + i, &sec, out + (i - from));
-            i += 8;
-            continue;
-        }
-        size_t run = i + 8;
-        while (run + 8 <= end && !group_fits(lens + run))
-            run += 8;
-        bl_hash_bytes_batch(BL_HASH_XXH3, seed, bytes, lens, i, run - i, limit, out + (i - from));
-        i = run;
-    }
-    if (i < end)
-        bl_hash_bytes_batch(BL_HASH_XXH3, seed, bytes, lens, i, end - i, limit, out + (i - from));
+    bl_hash_byte_groups(BL_HASH_XXH3, seed, VEC_MIN_LEN, VEC_MAX_LEN, xxh3_group, &sec, bytes,
+                        lens, from, count, limit, out);
 }

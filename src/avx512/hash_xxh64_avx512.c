@@ -9,7 +9,7 @@
  * bytes 10.65 against 9.25). Same values as XXH64 for every length: tests/test_parts.c. */
 #include <immintrin.h>
 
-#include "../pipeline.h"
+#include "hash_groups.h"
 #include "kernels_avx512.h"
 
 #define BL_INLINE static inline __attribute__((always_inline))
@@ -150,31 +150,17 @@ BL_INLINE void xxh64x8(const void *const *bytes, const size_t *lens, uint64_t se
     _mm512_storeu_si512(out, _mm512_xor_si512(h, _mm512_srli_epi64(h, 32)));
 }
 
-/* Whether all eight keys have the 4 bytes the tail step reads (NULL keys have none). */
-BL_INLINE bool group_fits(const size_t *lens)
+/* The group hasher for bl_hash_byte_groups: ctx is the seed. */
+BL_INLINE void xxh64_group(const void *const *bytes, const size_t *lens, const void *ctx,
+                           uint64_t *out)
 {
-    return _mm512_cmpge_epu64_mask(_mm512_loadu_si512(lens), set64(4)) == 0xff;
+    xxh64x8(bytes, lens, *(const uint64_t *)ctx, out);
 }
 
 void bl_hash_bytes_xxh64_avx512(uint64_t seed, const void *const *bytes, const size_t *lens,
                                 size_t from, size_t count, size_t limit, uint64_t *out)
 {
-    const size_t end = from + count;
-    size_t i = from;
-    while (i + 8 <= end) {
-        if (group_fits(lens + i)) {
-            for (size_t j = i + BL_KEY_PREFETCH; j < i + 8 + BL_KEY_PREFETCH && j < limit; j++)
-                bl_prefetch_key(bytes, lens, j);
-            xxh64x8(bytes + i, lens + i, seed, out + (i - from));
-            i += 8;
-            continue;
-        }
-        size_t run = i + 8;
-        while (run + 8 <= end && !group_fits(lens + run))
-            run += 8;
-        bl_hash_bytes_batch(BL_HASH_XXH64, seed, bytes, lens, i, run - i, limit, out + (i - from));
-        i = run;
-    }
-    if (i < end)
-        bl_hash_bytes_batch(BL_HASH_XXH64, seed, bytes, lens, i, end - i, limit, out + (i - from));
+    /* the tail step reads a key's last 4 bytes */
+    bl_hash_byte_groups(BL_HASH_XXH64, seed, 4, SIZE_MAX, xxh64_group, &seed, bytes, lens, from,
+                        count, limit, out);
 }
