@@ -389,23 +389,27 @@ static void check_batch_lengths(bl_layout layout, size_t minlen, size_t maxlen, 
 }
 
 /* The sbbf layout's XXH64 (eight keys per vector in the AVX-512 kernel: stripes, 8-, 4- and
- * 1-byte tail steps masked per key), every length 0-300. */
+ * 1-byte tail steps masked per key), every length 0-300; and 4-31, groups with no stripe at
+ * all (short IDs), which lengths spread over 0-300 give almost never ((28/301)^8). */
 static void test_xxh64_batch_lengths(void **state)
 {
     (void)state;
     uint64_t seed = tu_seed("xxh64 batch");
     check_batch_lengths(BL_LAYOUT_SBBF, 0, 300, &seed);
+    check_batch_lengths(BL_LAYOUT_SBBF, 4, 31, &seed);
 }
 
 /* The blocked layout's XXH3 (in the AVX-512 kernel, groups of eight keys of 32-128 bytes per
  * vector, other groups through xxHash): lengths 32-128 only, where every group is a vector and
- * crosses XXH3's 64- and 96-byte steps in its lanes; 30-130, where vector groups and runs of
+ * crosses XXH3's 64- and 96-byte steps in its lanes; 32-64, groups that skip those steps whole
+ * (URL-like keys; (33/97)^8 of the groups of 32-128); 30-130, where vector groups and runs of
  * others alternate; and every length 0-300. */
 static void test_xxh3_batch_lengths(void **state)
 {
     (void)state;
     uint64_t seed = tu_seed("xxh3 batch");
     check_batch_lengths(BL_LAYOUT_BLOCKED, 32, 128, &seed);
+    check_batch_lengths(BL_LAYOUT_BLOCKED, 32, 64, &seed);
     check_batch_lengths(BL_LAYOUT_BLOCKED, 30, 130, &seed);
     check_batch_lengths(BL_LAYOUT_BLOCKED, 0, 300, &seed);
 }

@@ -10,6 +10,11 @@
 
 #include "../pipeline.h"
 
+/* Lengths (and XXH64's key pointers) are loaded eight to a zmm as 64-bit lanes, which they are
+ * not on x32 (ILP32 x86-64), where a CMake x86_64 build would otherwise compile wrong hashes. */
+_Static_assert(sizeof(size_t) == 8 && sizeof(void *) == 8,
+               "the AVX-512 byte-key hashes need 64-bit size_t and pointers");
+
 /* Eight keys' hashes into out[0..8); every length in the vector's range. `ctx`: the hasher's. */
 typedef void (*bl_hash8_fn)(const void *const *bytes, const size_t *lens, const void *ctx,
                             uint64_t *out);
