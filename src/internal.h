@@ -60,7 +60,8 @@ struct bl_kernels {
      * keys before `limit` valid. */
     void (*hash_bytes_xxh64)(uint64_t seed, const void *const *bytes, const size_t *lens,
                              size_t from, size_t count, size_t limit, uint64_t *out);
-    /* The same for XXH3 (blocked byte keys); NULL where the portable loop is the fastest. */
+    /* The same for XXH3 (the blocked, counting and scalable layouts); NULL where the portable
+     * loop is the fastest. */
     void (*hash_bytes_xxh3)(uint64_t seed, const void *const *bytes, const size_t *lens,
                             size_t from, size_t count, size_t limit, uint64_t *out);
     /* Native blocked layout. */

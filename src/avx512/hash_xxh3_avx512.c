@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* XXH3 of byte keys of 32-128 bytes (URLs, paths, most text keys), eight keys at a time, one per
- * 64-bit lane: the blocked layout's batched byte-key hash. XXH3 hashes such a key as 2-8 16-byte
- * pieces, each folded by a 64x64->128-bit multiply (low half XOR high half), taken alternately
- * from the key's start and its end. A scalar core has one such multiplier; AVX-512 builds eight
- * of them from 32x32->64-bit vpmuludq. Groups of eight with any other length go to xxHash.
- * Same values as XXH3_64bits_withSeed for every length: tests/test_parts.c.
+ * 64-bit lane: the batched byte-key hash of the XXH3 layouts (blocked, counting, scalable). XXH3
+ * hashes such a key as 2-8 16-byte pieces, each folded by a 64x64->128-bit multiply (low half
+ * XOR high half), taken alternately from the key's start and its end. A scalar core has one
+ * such multiplier; AVX-512 builds eight of them from 32x32->64-bit vpmuludq. Groups of eight
+ * with any other length go to xxHash. Same values as XXH3_64bits_withSeed for every length:
+ * tests/test_parts.c.
  * Measured on an AMD Zen 4 (bench_filters, blocked, 10 bits/key, ~50-byte URL keys, three runs
  * alternated with xxHash's loop): batched queries 5.34-5.74 -> 3.89-3.98 ns/key at 2^16 keys and
  * 6.49-6.95 -> 5.95-6.22 at 2^20, where the key bytes stream from memory (~67 bytes a key with
