@@ -50,14 +50,6 @@ BL_INLINE __m512i mix16(__m512i lo, __m512i hi, const __m512i s[2])
     return mul128_fold(_mm512_xor_si512(lo, s[0]), _mm512_xor_si512(hi, s[1]));
 }
 
-/* Two keys' 32 bytes in one zmm: a's in the low half, b's in the high. */
-BL_INLINE __m512i load_pair(const uint8_t *a, const uint8_t *b)
-{
-    return _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)a)),
-        _mm256_loadu_si256((const __m256i *)(const void *)b), 1);
-}
-
 /* The secret's first 16 words, each broadcast, with the seed folded in as mix16B does. */
 typedef struct secret16 {
     __m512i s[8][2];
@@ -73,48 +65,14 @@ static void secret16_init(secret16 *sec, uint64_t seed)
     }
 }
 
-/* Bytes nobody's key: what lanes outside the vector range read. */
-static const uint8_t dummy[64] __attribute__((aligned(64)));
-
-/* Where lane l's 32-byte load starts: `off` bytes from the key's start, or from its end when
- * `from_end`; the dummy for lanes outside m. Computed in general registers, which are idle here:
- * pointers computed in a vector and stored for the loads cost a stalled store-to-load forward
- * (3.4 against 2.7 ns/key for URL keys in cache). */
-BL_INLINE const uint8_t *lane_at(const void *const *bytes, const size_t *lens, __mmask8 m,
-                                 unsigned l, bool from_end, ptrdiff_t off)
-{
-    const uintptr_t p = (uintptr_t)bytes[l] + (from_end ? lens[l] : 0) + (uintptr_t)off;
-    return (m >> l) & 1 ? (const uint8_t *)p : dummy;
-}
-
-/* The 32 bytes each lane loads (lane_at), as four vectors: word w of lane l in lane l of w[w].
- * In-lane unpacks and 128-bit lane shuffles, cheaper on Zen 4 than vpermt2q (2.49 against 2.66
- * ns/key for 48-53-byte keys in cache). The pairs are chosen so that the result comes out in lane
- * order. */
-BL_INLINE void load_words(const void *const *bytes, const size_t *lens, __mmask8 m, bool from_end,
-                          ptrdiff_t off, __m512i w[4])
-{
-#define BL_AT(l) lane_at(bytes, lens, m, (l), from_end, off)
-    const __m512i z0 = load_pair(BL_AT(0), BL_AT(2)), z1 = load_pair(BL_AT(1), BL_AT(3));
-    const __m512i z2 = load_pair(BL_AT(4), BL_AT(6)), z3 = load_pair(BL_AT(5), BL_AT(7));
-    /* per 128-bit lane: (word 0 or 2 of lanes x, x + 1) and (word 1 or 3 of them) */
-    const __m512i even01 = _mm512_unpacklo_epi64(z0, z1), odd01 = _mm512_unpackhi_epi64(z0, z1);
-    const __m512i even45 = _mm512_unpacklo_epi64(z2, z3), odd45 = _mm512_unpackhi_epi64(z2, z3);
-    w[0] = _mm512_shuffle_i64x2(even01, even45, 0x88); /* 128-bit lanes 0, 2 of each */
-    w[2] = _mm512_shuffle_i64x2(even01, even45, 0xdd); /* 128-bit lanes 1, 3 of each */
-    w[1] = _mm512_shuffle_i64x2(odd01, odd45, 0x88);
-    w[3] = _mm512_shuffle_i64x2(odd01, odd45, 0xdd);
-#undef BL_AT
-}
-
 /* XXH3 of eight keys of VEC_MIN_LEN..VEC_MAX_LEN bytes into out[0..8). */
 BL_INLINE void xxh3x8(const void *const *bytes, const size_t *lens, const secret16 *sec,
                       uint64_t *out)
 {
     const __m512i len = _mm512_loadu_si512(lens);
     __m512i f[4], e[4]; /* bytes [0, 32) and [len - 32, len) */
-    load_words(bytes, lens, 0xff, false, 0, f);
-    load_words(bytes, lens, 0xff, true, -32, e);
+    bl_load_words(bytes, lens, 0xff, false, 0, f);
+    bl_load_words(bytes, lens, 0xff, true, -32, e);
     __m512i acc = _mm512_mullo_epi64(len, set64(XXH_PRIME64_1));
     acc = _mm512_add_epi64(acc, _mm512_add_epi64(mix16(f[0], f[1], sec->s[0]),
                                                  mix16(e[2], e[3], sec->s[1])));
@@ -124,8 +82,8 @@ BL_INLINE void xxh3x8(const void *const *bytes, const size_t *lens, const secret
                                                  mix16(e[0], e[1], sec->s[3])));
     const __mmask8 over64 = _mm512_cmpgt_epu64_mask(len, set64(64));
     if (over64) { /* bytes [32, 64) and [len - 64, len - 32) */
-        load_words(bytes, lens, over64, false, 32, f);
-        load_words(bytes, lens, over64, true, -64, e);
+        bl_load_words(bytes, lens, over64, false, 32, f);
+        bl_load_words(bytes, lens, over64, true, -64, e);
         acc = _mm512_mask_add_epi64(acc, over64, acc,
                                     _mm512_add_epi64(mix16(f[0], f[1], sec->s[4]),
                                                      mix16(e[2], e[3], sec->s[5])));

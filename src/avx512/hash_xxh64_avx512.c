@@ -6,7 +6,9 @@
  * for 48-53-byte keys, 10.0 against 18.8 for lengths spread over 20-200 (a group of eight runs
  * as long as its longest key). Groups with a key under 4 bytes go to the portable loop (with
  * them in the group, lengths spread over 0-16 bytes took 6.95 against its 6.17 ns/key; 1-40
- * bytes 10.65 against 9.25). Same values as XXH64 for every length: tests/test_parts.c. */
+ * bytes 10.65 against 9.25). Loading stripes with XXH3's loader (hash_groups.h) instead of a
+ * vpermt2q transpose of pointers stored in an array: 6.9 -> 5.4 ns/key for 48-53-byte keys, 14.7
+ * -> 9.1 for 20-200. Same values as XXH64 for every length: tests/test_parts.c. */
 #include <immintrin.h>
 
 #include "hash_groups.h"
@@ -31,46 +33,18 @@ BL_INLINE __m512i merge_round(__m512i h, __m512i v)
     return _mm512_add_epi64(mul64(h, BL_XXH64_P1), set64(BL_XXH64_P4));
 }
 
-/* The 32 bytes at a[l] for each lane l, as four vectors: word w of every lane in vector w.
- * Whole 32-byte loads and a transpose: on Zen 4 four gathers of eight words cost ~3x as much. */
-BL_INLINE void load_stripes(const uint8_t *const a[8], __m512i w[4])
-{
-    __m512i z[4]; /* z[i]: lanes 2i and 2i + 1, four words each */
-    for (unsigned i = 0; i < 4; i++)
-        z[i] = _mm512_inserti64x4(
-            _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)a[2 * i])),
-            _mm256_loadu_si256((const __m256i *)(const void *)a[2 * i + 1]), 1);
-    /* words 0 and 1 (then 2 and 3) of lanes 0-3 from z[0], z[1]; of lanes 4-7 from z[2], z[3] */
-    const __m512i even = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
-    const __m512i odd = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
-    const __m512i t0 = _mm512_permutex2var_epi64(z[0], even, z[1]);
-    const __m512i t1 = _mm512_permutex2var_epi64(z[0], odd, z[1]);
-    const __m512i t2 = _mm512_permutex2var_epi64(z[2], even, z[3]);
-    const __m512i t3 = _mm512_permutex2var_epi64(z[2], odd, z[3]);
-    const __m512i lo = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
-    const __m512i hi = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
-    w[0] = _mm512_permutex2var_epi64(t0, lo, t2);
-    w[1] = _mm512_permutex2var_epi64(t0, hi, t2);
-    w[2] = _mm512_permutex2var_epi64(t1, lo, t3);
-    w[3] = _mm512_permutex2var_epi64(t1, hi, t3);
-}
-
 /* The 32-byte stripes of the lanes in `big` (len >= 32): the four accumulators, merged.
  * Advances p and rem past the stripes. */
 BL_INLINE __m512i stripes(const void *const *bytes, __mmask8 big, __m512i seed, __m512i *p,
                           __m512i *rem)
 {
-    static const uint8_t zero32[32]; /* what lanes that are done load */
     __m512i v1 = _mm512_add_epi64(seed, set64(BL_XXH64_P1 + BL_XXH64_P2));
     __m512i v2 = _mm512_add_epi64(seed, set64(BL_XXH64_P2)), v3 = seed;
     __m512i v4 = _mm512_sub_epi64(seed, set64(BL_XXH64_P1));
     size_t off = 0;
     for (__mmask8 m = big; m; m = _mm512_mask_cmpge_epu64_mask(m, *rem, set64(32)), off += 32) {
-        const uint8_t *a[8];
-        for (unsigned l = 0; l < 8; l++)
-            a[l] = (m >> l) & 1 ? (const uint8_t *)bytes[l] + off : zero32;
-        __m512i w[4];
-        load_stripes(a, w);
+        __m512i w[4]; /* lanes that are done load the dummy */
+        bl_load_words(bytes, NULL, m, false, (ptrdiff_t)off, w);
         v1 = _mm512_mask_mov_epi64(v1, m, round64(v1, w[0]));
         v2 = _mm512_mask_mov_epi64(v2, m, round64(v2, w[1]));
         v3 = _mm512_mask_mov_epi64(v3, m, round64(v3, w[2]));
@@ -87,12 +61,12 @@ BL_INLINE __m512i stripes(const void *const *bytes, __mmask8 big, __m512i seed, 
     return merge_round(h, v4);
 }
 
-/* XXH64's tail of every lane in `vec`: 8-byte steps, a 4-byte step, then single bytes. Every
- * read lies inside its key: words at p while rem allows them, the last bytes taken from the key's
- * last 4 (vec lanes have len >= 4). Masked-off lanes read nothing. */
-BL_INLINE __m512i tail(__m512i h, __mmask8 vec, __m512i p, __m512i rem, __m512i end)
+/* XXH64's tail of every lane: 8-byte steps, a 4-byte step, then single bytes. Every read lies
+ * inside its key: words at p while rem allows them, the last bytes taken from the key's last 4
+ * (every key has 4 or more). Lanes a step does not apply to read nothing. */
+BL_INLINE __m512i tail(__m512i h, __m512i p, __m512i rem, __m512i end)
 {
-    for (__mmask8 m = _mm512_mask_cmpge_epu64_mask(vec, rem, set64(8)); m;
+    for (__mmask8 m = _mm512_cmpge_epu64_mask(rem, set64(8)); m;
          m = _mm512_mask_cmpge_epu64_mask(m, rem, set64(8))) {
         const __m512i k1 = round64(_mm512_setzero_si512(),
                                    _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m, p, NULL, 1));
@@ -102,7 +76,7 @@ BL_INLINE __m512i tail(__m512i h, __mmask8 vec, __m512i p, __m512i rem, __m512i 
         p = _mm512_mask_add_epi64(p, m, p, set64(8));
         rem = _mm512_mask_sub_epi64(rem, m, rem, set64(8));
     }
-    __mmask8 m = _mm512_mask_cmpge_epu64_mask(vec, rem, set64(4));
+    __mmask8 m = _mm512_cmpge_epu64_mask(rem, set64(4));
     if (m) {
         const __m512i w = _mm512_cvtepu32_epi64(
             _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m, p, NULL, 1));
@@ -113,7 +87,7 @@ BL_INLINE __m512i tail(__m512i h, __mmask8 vec, __m512i p, __m512i rem, __m512i 
         h = _mm512_mask_mov_epi64(h, m, next);
         rem = _mm512_mask_sub_epi64(rem, m, rem, set64(4));
     }
-    m = _mm512_mask_cmpgt_epu64_mask(vec, rem, _mm512_setzero_si512());
+    m = _mm512_cmpgt_epu64_mask(rem, _mm512_setzero_si512());
     if (m) {
         /* rem <= 3 bytes: the top rem bytes of the key's last four, shifted down */
         __m512i last = _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(
@@ -142,7 +116,7 @@ BL_INLINE void xxh64x8(const void *const *bytes, const size_t *lens, uint64_t se
     __m512i h = _mm512_add_epi64(vseed, set64(BL_XXH64_P5));
     if (big)
         h = _mm512_mask_mov_epi64(h, big, stripes(bytes, big, vseed, &p, &rem));
-    h = tail(_mm512_add_epi64(h, len), 0xff, p, rem, _mm512_add_epi64(start, len));
+    h = tail(_mm512_add_epi64(h, len), p, rem, _mm512_add_epi64(start, len));
     h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 33));
     h = mul64(h, BL_XXH64_P2);
     h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 29));
