@@ -64,6 +64,9 @@ struct bl_kernels {
      * loop is the fastest. */
     void (*hash_bytes_xxh3)(uint64_t seed, const void *const *bytes, const size_t *lens,
                             size_t from, size_t count, size_t limit, uint64_t *out);
+    /* Whether every NULL pointer among n byte keys has length 0 (bl_byte_keys_valid); NULL
+     * where the portable loop serves. */
+    bool (*null_keys_empty)(const void *const *bytes, const size_t *lens, size_t n);
     /* Native blocked layout. */
     void (*blocked_add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                         size_t avail);

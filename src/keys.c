@@ -281,7 +281,7 @@ bl_status bl_add_batch(bl_filter *filter, const void *const *keys, const size_t 
     bl_status st = check_add(filter, keys, n);
     if (st != BL_OK)
         return st;
-    if (!bl_byte_keys_valid(keys, lens, n))
+    if (!bl_byte_keys_valid(filter, keys, lens, n))
         return BL_E_INVALID;
     bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
     return add_keys(filter, &k, n);
@@ -310,7 +310,7 @@ bl_status bl_add_hash_batch(bl_filter *filter, const uint64_t *hashes, size_t n)
 bl_status bl_hash_batch(const bl_filter *filter, const void *const *keys, const size_t *lens,
                         size_t n, uint64_t *out)
 {
-    if (filter == NULL || !bl_byte_keys_valid(keys, lens, n) || (n != 0 && out == NULL))
+    if (filter == NULL || !bl_byte_keys_valid(filter, keys, lens, n) || (n != 0 && out == NULL))
         return BL_E_INVALID;
     bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
     if (n != 0)
@@ -358,7 +358,7 @@ size_t bl_contains_batch(const bl_filter *filter, const void *const *keys, const
     for (size_t at = 0; at < n; at += SLICE) {
         const size_t m = n - at < SLICE ? n - at : SLICE;
         uint8_t *res = results ? results + at : NULL;
-        if (bl_byte_keys_valid(keys + at, lens + at, m)) {
+        if (bl_byte_keys_valid(filter, keys + at, lens + at, m)) {
             bl_keys k = {BL_KEYS_BYTES, keys + at, lens + at, NULL};
             hits += test_keys(filter, &k, m, res);
         } else {

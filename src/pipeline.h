@@ -20,15 +20,28 @@ typedef struct bl_keys {
 typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                               uint8_t *res, void *ctx);
 
-/* A batch of byte keys is valid when its arrays exist (n > 0) and only empty keys are NULL. */
-static inline bool bl_byte_keys_valid(const void *const *bytes, const size_t *lens, size_t n)
+/* Whether every NULL key among bytes[0, n) has length 0: the portable loop, also what the
+ * kernels' vector scans run on a block where they find a NULL pointer. */
+static inline bool bl_null_keys_empty(const void *const *bytes, const size_t *lens, size_t n)
 {
-    if (n != 0 && (bytes == NULL || lens == NULL))
-        return false;
     for (size_t i = 0; i < n; i++)
         if (bytes[i] == NULL && lens[i] != 0)
             return false;
     return true;
+}
+
+/* A batch of byte keys is valid when its arrays exist (n > 0) and only empty keys are NULL.
+ * Every byte-key batch passes this scan before it is hashed; the loop above takes ~1 cycle a
+ * key, ~0.25 ns/key of a ~6 ns/key query of 2^20 URL keys, so kernels scan 8 pointers a vector. */
+static inline bool bl_byte_keys_valid(const bl_filter *f, const void *const *bytes,
+                                      const size_t *lens, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (bytes == NULL || lens == NULL)
+        return false;
+    return f->kern->null_keys_empty ? f->kern->null_keys_empty(bytes, lens, n)
+                                    : bl_null_keys_empty(bytes, lens, n);
 }
 
 /* Hash keys [from, from + count) with the filter's scheme into out; keys [from, limit) exist

@@ -78,7 +78,7 @@ bl_status bl_remove_batch(bl_filter *filter, const void *const *keys, const size
     bl_status st = check_remove(filter);
     if (st != BL_OK)
         return st;
-    if (!bl_byte_keys_valid(keys, lens, n))
+    if (!bl_byte_keys_valid(filter, keys, lens, n))
         return BL_E_INVALID;
     bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
     return remove_keys(filter, &k, n, absent);

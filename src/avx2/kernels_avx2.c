@@ -254,6 +254,7 @@ const struct bl_kernels bl_kernels_avx2 = {
     .required = BL_CPU_AVX2,
     .hash_u64_xxh3 = bl_hash_u64_xxh3_avx2,
     .hash_u64_xxh64 = bl_hash_u64_xxh64_avx2,
+    .null_keys_empty = bl_null_keys_empty_avx2,
     .blocked_add = bl_blocked_add_avx2,
     .blocked_test = bl_blocked_test_avx2,
     .blocked_contains = blocked_contains_avx2,

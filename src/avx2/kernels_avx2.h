@@ -5,6 +5,7 @@
 
 #include "../internal.h"
 
+bool bl_null_keys_empty_avx2(const void *const *bytes, const size_t *lens, size_t n);
 void bl_hash_u64_xxh3_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
 void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,

@@ -287,6 +287,7 @@ const struct bl_kernels bl_kernels_avx512 = {
     .hash_u64_xxh64 = hash_u64_xxh64_avx512,
     .hash_bytes_xxh64 = bl_hash_bytes_xxh64_avx512,
     .hash_bytes_xxh3 = bl_hash_bytes_xxh3_avx512,
+    .null_keys_empty = bl_null_keys_empty_avx2,
     .blocked_add = blocked_add_avx512,
     .blocked_test = blocked_test_avx512,
     .blocked_contains = blocked_contains_avx512,
