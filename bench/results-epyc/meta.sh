@@ -1,7 +1,7 @@
-cmdline=bench/run\ --out\ /tmp/results-epyc5\ --no-docs
-started=2026-11-24\ 13:15\ UTC
-load_start=1.26\ 1.51\ 1.17
-load_end=1.00\ 1.06\ 1.08
+cmdline=bench/run\ --out\ /tmp/results-epyc6\ --no-docs
+started=2026-11-24\ 14:01\ UTC
+load_start=0.39\ 0.90\ 0.97
+load_end=1.00\ 1.00\ 1.00
 kernels_line=bloomline\ 0.1.0\,\ kernel\ avx512
 uname_line=Linux\ 6.18.44-fc-v669\ x86_64
 cc_line=cc\ \(Debian\ 12.2.0-14+deb12u1\)\ 12.2.0
