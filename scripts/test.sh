@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs every test: -Werror build + ctest (unit, per-kernel, CLI, interop, bench smoke), the same
-# under ASan+UBSan, the aarch64 build under qemu (NEON kernel), the ISA check, the fuzzer, and
-# the install/find_package check. Usage: bash scripts/test.sh   (from anywhere)
+# under ASan+UBSan, the threaded tests under TSan, the aarch64 build under qemu (NEON kernel),
+# the ISA check, the fuzzer, and the install/find_package check.
+# Usage: bash scripts/test.sh   (from anywhere)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,6 +23,14 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMLINE_WERROR=ON
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+# The tests that start threads (concurrent inserts and counting adds, the CLI's workers) under
+# ThreadSanitizer, which reports a race even where the results come out right.
+step "TSan build and the threaded tests"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMLINE_WERROR=ON \
+  -DBLOOMLINE_SANITIZE_THREAD=ON -DBLOOMLINE_BUILD_BENCH=OFF >/dev/null
+cmake --build build-tsan -j"$jobs"
+ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^(test_filter|test_counting|test_parts|cli)$'
 
 for s in check-isa test-aarch64 fuzz test-install; do
   if [ -f "scripts/$s.sh" ]; then
