@@ -31,8 +31,9 @@ static inline bool bl_null_keys_empty(const void *const *bytes, const size_t *le
 }
 
 /* A batch of byte keys is valid when its arrays exist (n > 0) and only empty keys are NULL.
- * Every byte-key batch passes this scan before it is hashed; the loop above takes ~1 cycle a
- * key, ~0.25 ns/key of a ~6 ns/key query of 2^20 URL keys, so kernels scan 8 pointers a vector. */
+ * Every byte-key batch passes this scan before it is hashed. The loop above takes ~1 cycle a key
+ * (0.28 ns/key, against ~3.6 for a whole URL query in cache), so the AVX2 and AVX-512 tables
+ * scan sixteen pointers a step (0.075). */
 static inline bool bl_byte_keys_valid(const bl_filter *f, const void *const *bytes,
                                       const size_t *lens, size_t n)
 {
