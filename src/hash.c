@@ -107,7 +107,9 @@ BL_BYTES_INLINE void hash_bytes_run(bl_bytes_hash kind, uint64_t seed, const voi
                                     const size_t *lens, size_t from, size_t end, size_t limit,
                                     uint64_t *out)
 {
-    /* xxHash reads nothing when len is 0, but it is documented for a non-NULL pointer. */
+    /* A NULL key hashes as the empty key whatever its length, so that nothing is read at it (a
+     * query answers a NULL key of non-zero length itself: bl_pipeline). xxHash reads nothing
+     * when len is 0, but it is documented for a non-NULL pointer. */
     static const uint8_t empty[1] = {0};
     size_t i = from;
     /* Prefetch while key i + PREFETCH exists; the last keys before `limit` were prefetched. */
@@ -117,11 +119,11 @@ BL_BYTES_INLINE void hash_bytes_run(bl_bytes_hash kind, uint64_t seed, const voi
     for (; i < pf_end; i++) {
         bl_prefetch_key(bytes, lens, i + BL_KEY_PREFETCH);
         const void *key = bytes[i] != NULL ? bytes[i] : empty;
-        out[i - from] = bytes_hash(kind, seed, key, lens[i]);
+        out[i - from] = bytes_hash(kind, seed, key, bytes[i] != NULL ? lens[i] : 0);
     }
     for (; i < end; i++) {
         const void *key = bytes[i] != NULL ? bytes[i] : empty;
-        out[i - from] = bytes_hash(kind, seed, key, lens[i]);
+        out[i - from] = bytes_hash(kind, seed, key, bytes[i] != NULL ? lens[i] : 0);
     }
 }
 
@@ -155,5 +157,5 @@ void bl_hash_bytes_batch(bl_hash_scheme scheme, uint64_t seed, const void *const
         return;
     }
     for (size_t i = from; i < end; i++) /* unknown scheme: the single-key function's answer */
-        out[i - from] = bl_hash_bytes_scheme(scheme, seed, bytes[i], lens[i]);
+        out[i - from] = bl_hash_bytes_scheme(scheme, seed, bytes[i], bytes[i] ? lens[i] : 0);
 }

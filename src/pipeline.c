@@ -49,6 +49,28 @@ static void prefetch_next_u64(const uint64_t *values, size_t from, size_t n)
         BL_PREFETCH_R(values + j);
 }
 
+/* Hits to take back among keys [base, base + n) of an unchecked query, whose hashes are h: a
+ * NULL key of non-zero length was hashed as the empty key and answered so; it is absent. The
+ * scan finds the chunk's pointers in cache, just read by the hash stage, where a separate pass
+ * over the batch before hashing read them from memory (~0.3 ns/key at 2^20 URL keys). */
+static size_t take_back_null_keys(bl_filter *f, const bl_keys *keys, size_t base, size_t n,
+                                  const uint64_t *h, uint8_t *res, bl_stage_fn fn, void *ctx)
+{
+    const void *const *bytes = keys->bytes + base;
+    const size_t *lens = keys->lens + base;
+    if (bl_byte_keys_valid(f, bytes, lens, n))
+        return 0;
+    size_t undone = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (bytes[i] != NULL || lens[i] == 0)
+            continue;
+        undone += res != NULL ? res[i] : fn(f, h + i, 1, 1, NULL, ctx);
+        if (res != NULL)
+            res[i] = 0;
+    }
+    return undone;
+}
+
 size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl_stage_fn fn,
                    void *ctx)
 {
@@ -68,7 +90,10 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
         const size_t nprobe = filled < BL_PIPELINE_CHUNK ? filled : BL_PIPELINE_CHUNK;
         if (prefetch_keys)
             prefetch_next_u64(keys->values, base + filled, n);
-        total += fn(f, buf, nprobe, filled, res ? res + base : NULL, ctx);
+        uint8_t *const chunk_res = res ? res + base : NULL;
+        total += fn(f, buf, nprobe, filled, chunk_res, ctx);
+        if (keys->unchecked)
+            total -= take_back_null_keys(f, keys, base, nprobe, buf, chunk_res, fn, ctx);
         base += nprobe;
         if (base >= n)
             break;

@@ -80,7 +80,7 @@ bl_status bl_remove_batch(bl_filter *filter, const void *const *keys, const size
         return st;
     if (!bl_byte_keys_valid(filter, keys, lens, n))
         return BL_E_INVALID;
-    bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL};
+    bl_keys k = {BL_KEYS_BYTES, keys, lens, NULL, false};
     return remove_keys(filter, &k, n, absent);
 }
 
@@ -93,7 +93,7 @@ bl_status bl_remove_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n,
         return st;
     if (n != 0 && keys == NULL)
         return BL_E_INVALID;
-    bl_keys k = {BL_KEYS_U64, NULL, NULL, keys};
+    bl_keys k = {BL_KEYS_U64, NULL, NULL, keys, false};
     return remove_keys(filter, &k, n, absent);
 }
 

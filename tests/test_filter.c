@@ -556,24 +556,37 @@ static void test_contains_batch_null_key(void **state)
         assert_int_equal(bl_contains_batch(f, keys, lens, 4, res), 3);
         assert_memory_equal(res, ((const uint8_t[]){1, 0, 1, 1}), 4);
         assert_int_equal(bl_contains_batch(f, keys, lens, 4, NULL), 3);
-        /* Batches are checked in slices of 2^16 keys: a bad key past the first slice, and the
-         * answers of every slice in their own places. */
-        const size_t n = (2u << 16) + 5, bad[] = {3, (1u << 16) + 7, n - 1};
+        /* Through the pipeline: bad keys in the first and last place, inside and at the edges
+         * of a vector group (AVX-512 hashes eight keys of 32-128 bytes at once, XXH64 of 4 and
+         * more) and of pipeline chunks, past 2^16; a NULL empty key (valid) at 5. The answers
+         * and the count, with and without results. */
+        static const char key40[] = "0123456789012345678901234567890123456789";
+        const size_t n = (2u << 16) + 5;
+        const size_t bad[] = {0, 3, 7, 8, BL_PIPELINE_CHUNK - 1, BL_PIPELINE_CHUNK,
+                              BL_PIPELINE_CHUNK + BL_PREFETCH_DISTANCE, (1u << 16) + 7, n - 1};
         const void **many = malloc(n * sizeof *many);
         size_t *many_lens = malloc(n * sizeof *many_lens);
         uint8_t *many_res = malloc(n);
-        for (size_t i = 0; i < n; i++) {
-            many[i] = "key";
-            many_lens[i] = 3;
-        }
-        for (size_t b = 0; b < BL_ARRAY_LEN(bad); b++)
-            many[bad[b]] = NULL;
-        memset(many_res, 9, n);
-        assert_int_equal(bl_contains_batch(f, many, many_lens, n, many_res), n - 3);
-        for (size_t i = 0, b = 0; i < n; i++) {
-            const bool is_bad = b < BL_ARRAY_LEN(bad) && i == bad[b];
-            assert_int_equal(many_res[i], !is_bad);
-            b += is_bad;
+        for (int long_keys = 0; long_keys < 2; long_keys++) {
+            for (size_t i = 0; i < n; i++) {
+                many[i] = long_keys ? key40 : "key";
+                many_lens[i] = long_keys ? 40 : 3;
+            }
+            many[5] = NULL;
+            many_lens[5] = 0;
+            for (size_t b = 0; b < BL_ARRAY_LEN(bad); b++)
+                many[bad[b]] = NULL;
+            memset(many_res, 9, n);
+            const size_t want = n - BL_ARRAY_LEN(bad);
+            assert_int_equal(bl_contains_batch(f, many, many_lens, n, many_res), want);
+            for (size_t i = 0, b = 0; i < n; i++) {
+                const bool is_bad = b < BL_ARRAY_LEN(bad) && i == bad[b];
+                if (many_res[i] != !is_bad)
+                    fail_msg("%s, %s keys: key %zu answered %u", bl_layout_name(f->layout),
+                             long_keys ? "40-byte" : "3-byte", i, many_res[i]);
+                b += is_bad;
+            }
+            assert_int_equal(bl_contains_batch(f, many, many_lens, n, NULL), want);
         }
         free(many);
         free(many_lens);

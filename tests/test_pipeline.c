@@ -139,7 +139,7 @@ static void test_kernel_bytes_windows(void **state)
             memcpy(lens, ks.lens, limit * sizeof *lens);
             const uint64_t canary = 0x5a5a5a5a5a5a5a5aull;
             out[count] = canary;
-            const bl_keys keys = {BL_KEYS_BYTES, ptrs, lens, NULL};
+            const bl_keys keys = {BL_KEYS_BYTES, ptrs, lens, NULL, false};
             bl_hash_keys(f, &keys, from, count, limit, out);
             for (size_t i = 0; i < count; i++) {
                 const uint64_t want = reference(f->hash, seed, ptrs[from + i], lens[from + i]);

@@ -67,12 +67,17 @@ BL_GROUPS_INLINE void bl_load_words(const void *const *bytes, const size_t *lens
 typedef void (*bl_hash8_fn)(const void *const *bytes, const size_t *lens, const void *ctx,
                             uint64_t *out);
 
-/* Whether all eight lengths lie in [min_len, max_len]. */
-BL_GROUPS_INLINE bool bl_group_fits(const size_t *lens, size_t min_len, size_t max_len)
+/* Whether all eight keys have a pointer and a length in [min_len, max_len]. A NULL pointer goes
+ * to the portable loop, which hashes it as the empty key whatever its length (a query answers
+ * such a key itself: bl_pipeline). */
+BL_GROUPS_INLINE bool bl_group_fits(const void *const *bytes, const size_t *lens, size_t min_len,
+                                    size_t max_len)
 {
-    const __m512i len = _mm512_loadu_si512(lens);
-    return _mm512_cmple_epu64_mask(_mm512_sub_epi64(len, _mm512_set1_epi64((long long)min_len)),
-                                   _mm512_set1_epi64((long long)(max_len - min_len))) == 0xff;
+    const __m512i len = _mm512_loadu_si512(lens), ptr = _mm512_loadu_si512(bytes);
+    const __mmask8 fits =
+        _mm512_cmple_epu64_mask(_mm512_sub_epi64(len, _mm512_set1_epi64((long long)min_len)),
+                                _mm512_set1_epi64((long long)(max_len - min_len)));
+    return _mm512_mask_test_epi64_mask(fits, ptr, ptr) == 0xff;
 }
 
 /* Byte keys [from, from + count) into out (keys before `limit` valid and prefetched ahead), with
@@ -86,7 +91,7 @@ bl_hash_byte_groups(bl_hash_scheme scheme, uint64_t seed, size_t min_len, size_t
     const size_t end = from + count;
     size_t i = from;
     while (i + 8 <= end) {
-        if (bl_group_fits(lens + i, min_len, max_len)) {
+        if (bl_group_fits(bytes + i, lens + i, min_len, max_len)) {
             for (size_t j = i + BL_KEY_PREFETCH; j < i + 8 + BL_KEY_PREFETCH && j < limit; j++)
                 bl_prefetch_key(bytes, lens, j);
             hash8(bytes + i, lens + i, ctx, out + (i - from));
@@ -94,7 +99,7 @@ bl_hash_byte_groups(bl_hash_scheme scheme, uint64_t seed, size_t min_len, size_t
             continue;
         }
         size_t run = i + 8;
-        while (run + 8 <= end && !bl_group_fits(lens + run, min_len, max_len))
+        while (run + 8 <= end && !bl_group_fits(bytes + run, lens + run, min_len, max_len))
             run += 8;
         bl_hash_bytes_batch(scheme, seed, bytes, lens, i, run - i, limit, out + (i - from));
         i = run;
