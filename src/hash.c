@@ -103,14 +103,21 @@ BL_BYTES_INLINE uint64_t bytes_hash(bl_bytes_hash kind, uint64_t seed, const voi
     return out[0];
 }
 
+/* Key i's hash. A NULL key hashes as the empty key whatever its length, so that nothing is read
+ * at it (a query answers a NULL key of non-zero length itself: bl_pipeline). xxHash reads
+ * nothing when len is 0, but it is documented for a non-NULL pointer. */
+BL_BYTES_INLINE uint64_t hash_key_at(bl_bytes_hash kind, uint64_t seed, const void *const *bytes,
+                                     const size_t *lens, size_t i)
+{
+    static const uint8_t empty[1] = {0};
+    const void *key = bytes[i];
+    return bytes_hash(kind, seed, key != NULL ? key : empty, key != NULL ? lens[i] : 0);
+}
+
 BL_BYTES_INLINE void hash_bytes_run(bl_bytes_hash kind, uint64_t seed, const void *const *bytes,
                                     const size_t *lens, size_t from, size_t end, size_t limit,
                                     uint64_t *out)
 {
-    /* A NULL key hashes as the empty key whatever its length, so that nothing is read at it (a
-     * query answers a NULL key of non-zero length itself: bl_pipeline). xxHash reads nothing
-     * when len is 0, but it is documented for a non-NULL pointer. */
-    static const uint8_t empty[1] = {0};
     size_t i = from;
     /* Prefetch while key i + PREFETCH exists; the last keys before `limit` were prefetched. */
     size_t pf_end = limit > BL_KEY_PREFETCH ? limit - BL_KEY_PREFETCH : 0;
@@ -118,13 +125,10 @@ BL_BYTES_INLINE void hash_bytes_run(bl_bytes_hash kind, uint64_t seed, const voi
         pf_end = end;
     for (; i < pf_end; i++) {
         bl_prefetch_key(bytes, lens, i + BL_KEY_PREFETCH);
-        const void *key = bytes[i] != NULL ? bytes[i] : empty;
-        out[i - from] = bytes_hash(kind, seed, key, bytes[i] != NULL ? lens[i] : 0);
+        out[i - from] = hash_key_at(kind, seed, bytes, lens, i);
     }
-    for (; i < end; i++) {
-        const void *key = bytes[i] != NULL ? bytes[i] : empty;
-        out[i - from] = bytes_hash(kind, seed, key, bytes[i] != NULL ? lens[i] : 0);
-    }
+    for (; i < end; i++)
+        out[i - from] = hash_key_at(kind, seed, bytes, lens, i);
 }
 
 /* gcc keeps the seeded XXH3 out of line unless told; inlined it is ~0.2 ns/key faster in cache.

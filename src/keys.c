@@ -10,7 +10,7 @@ static bool writable(const bl_filter *f) { return f->storage != BL_STORAGE_FILE_
  * filter gives false, rather than a crash or a read of len bytes at a NULL key. */
 uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    if (filter == NULL || bl_key_is_bad(key, len))
         return 0;
     return bl_hash_bytes_scheme(filter->hash, filter->seed, key, len);
 }
@@ -76,7 +76,7 @@ static bool test_hash(const bl_filter *f, uint64_t h)
 
 bl_status bl_add(bl_filter *filter, const void *key, size_t len)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    if (filter == NULL || bl_key_is_bad(key, len))
         return BL_E_INVALID;
     if (!writable(filter))
         return BL_E_READ_ONLY;
@@ -112,7 +112,7 @@ bl_status bl_add_hash(bl_filter *filter, uint64_t hash)
 
 bool bl_contains(const bl_filter *filter, const void *key, size_t len)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    if (filter == NULL || bl_key_is_bad(key, len))
         return false;
     if (filter->layout == BL_LAYOUT_CLASSIC) {
         uint64_t h[2];
@@ -256,7 +256,7 @@ static size_t test_keys(const bl_filter *cf, const bl_keys *keys, size_t n, uint
     if (cf->layout == BL_LAYOUT_CLASSIC && keys->kind != BL_KEYS_HASH) {
         size_t hits = 0;
         for (size_t i = 0; i < n; i++) {
-            if (keys->unchecked && keys->bytes[i] == NULL && keys->lens[i] != 0) {
+            if (keys->unchecked && bl_key_is_bad(keys->bytes[i], keys->lens[i])) {
                 if (res) /* absent, as bl_contains says (bl_keys) */
                     res[i] = 0;
                 continue;

@@ -62,7 +62,7 @@ static size_t take_back_null_keys(bl_filter *f, const bl_keys *keys, size_t base
         return 0;
     size_t undone = 0;
     for (size_t i = 0; i < n; i++) {
-        if (bytes[i] != NULL || lens[i] == 0)
+        if (!bl_key_is_bad(bytes[i], lens[i]))
             continue;
         undone += res != NULL ? res[i] : fn(f, h + i, 1, 1, NULL, ctx);
         if (res != NULL)

@@ -23,12 +23,19 @@ typedef struct bl_keys {
 typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                               uint8_t *res, void *ctx);
 
+/* A NULL key is valid only when empty: with a length it is a caller's bug, refused by adds,
+ * removes and hashes and answered absent by queries, never read. */
+static inline bool bl_key_is_bad(const void *key, size_t len)
+{
+    return key == NULL && len != 0;
+}
+
 /* Whether every NULL key among bytes[0, n) has length 0: the portable loop, also what the
  * kernels' vector scans run on a block where they find a NULL pointer. */
 static inline bool bl_null_keys_empty(const void *const *bytes, const size_t *lens, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (bytes[i] == NULL && lens[i] != 0)
+        if (bl_key_is_bad(bytes[i], lens[i]))
             return false;
     return true;
 }

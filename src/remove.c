@@ -39,7 +39,7 @@ bl_status bl_remove_hash(bl_filter *filter, uint64_t hash)
 
 bl_status bl_remove(bl_filter *filter, const void *key, size_t len)
 {
-    if (filter == NULL || (key == NULL && len != 0))
+    if (filter == NULL || bl_key_is_bad(key, len))
         return BL_E_INVALID;
     return bl_remove_hash(filter, bl_hash(filter, key, len));
 }
