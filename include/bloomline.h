@@ -86,6 +86,10 @@ typedef enum bl_hash_scheme {
     BL_HASH_MURMUR3_128 = 3  /* Murmur3 x64 128-bit over the key bytes (classic, Guava) */
 } bl_hash_scheme;
 
+/* Classic at seed 0 is Guava's scheme with its quirk: Murmur3 of the empty key is 0, so all its
+ * k positions are bit 0 and an empty key is a false positive whenever bit 0 is set (about half
+ * the time at the design load), not at rate p (docs/COMPATIBILITY.md). */
+
 /* Filter creation flags. */
 #define BL_FLAG_CONCURRENT 1u /* many threads may add at once (atomic OR) */
 
@@ -93,7 +97,8 @@ typedef enum bl_hash_scheme {
 typedef struct bl_params {
     size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow */
     bl_layout layout;        /* default BL_LAYOUT_BLOCKED */
-    uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for */
+    uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for
+                                (scalable: the first stage's; 0 there picks 65536) */
     double fpp;              /* target false-positive rate p in (0,1); default 0.01 */
     double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN: BL_E_INVALID) */
     unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing);
@@ -105,7 +110,12 @@ typedef struct bl_params {
     double tightening;       /* scalable: each stage's rate is this times the previous (default 0.5).
                                 Smaller values make later stages dear fast, as blocked lines need
                                 ever more bits at tiny rates: after 10 stages (p = 0.01, growth 2)
-                                the chain averages 28 bits/key at 0.5, 126 at 0.1, 3400 at 0.01 */
+                                the chain averages 28 bits/key at 0.5, 126 at 0.1, 3400 at 0.01.
+                                Values so extreme that the second stage could not be sized or
+                                counted are BL_E_INVALID. A chain grows until its next stage is
+                                too large (BL_E_TOO_LARGE) or cannot be allocated (BL_E_NOMEM):
+                                a batched add that stops so has added the keys before the one
+                                that needed the new stage (keys_added tells how many). */
 } bl_params;
 
 /* Fill params with the defaults: blocked, p = 0.01, seed 0, automatic kernel. */
@@ -132,9 +142,8 @@ BL_API void bl_free(bl_filter *filter);
 /* Deep copy (a mapped filter becomes an in-memory, mutable one). */
 BL_API bl_status bl_clone(bl_filter **out, const bl_filter *filter);
 
-/* Reset every bit (and the keys-added count) to zero. A scalable filter keeps its stages and
- * their memory, all emptied: new keys fill the newest (largest, tightest) stage first, so the
- * rate stays within design_fpp. Free and create it again to give the memory back. */
+/* Reset every bit (and the keys-added count) to zero. A scalable filter goes back to the chain
+ * bl_create makes, its first stage alone (emptied): the later stages' memory is freed. */
 BL_API bl_status bl_clear(bl_filter *filter);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -303,20 +312,30 @@ BL_API const char *bl_kernel_at(size_t i);
 /* ------------------------------------------------------------------------------------------ */
 /* Persistence (docs/FORMAT.md)                                                               */
 
+/* Loaded, mapped, deserialized and imported filters get the kernel of bl_kernel_name(): where
+ * BLOOMLINE_KERNEL names one that is unknown or unsupported here, they fail with
+ * BL_E_UNSUPPORTED, as bl_create does. */
+
 /* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. A
  * symlink at path is replaced, not followed. A path that is, or links to, anything but a regular
  * file (a directory, a device, a FIFO) is refused with BL_E_IO (errno EISDIR or EINVAL) and left
- * alone: write bl_serialize's bytes into such a stream instead. */
+ * alone: write bl_serialize's bytes into such a stream instead. A process killed during the save
+ * leaves the target as it was and the temporary (its name plus ".<pid>.<n>.tmp") beside it; the
+ * bloomline command holds SIGINT, SIGTERM and SIGHUP until the save is done. */
 BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 /* Load into memory (mutable); verifies both checksums. */
 BL_API bl_status bl_load(bl_filter **out, const char *path);
-/* Map read-only (zero copy, shared page cache). Verifies the header only; see bl_verify. */
+/* Map read-only (zero copy, shared page cache). Verifies the header only; see bl_verify. The
+ * file must not be truncated or rewritten in place while mapped (cp over it, > in a shell): a
+ * query that reads a page past the file's new end gets SIGBUS, as any mapping does. bl_save and
+ * bl_export_save replace a file by renaming a new one over it, which mappings survive. */
 BL_API bl_status bl_map(bl_filter **out, const char *path);
 /* Verify the payload checksum (for mapped filters; O(size)). BL_E_MISMATCH if the mapped file
  * was rewritten in place with another filter (geometry, k or seed no longer the mapped one's). */
 BL_API bl_status bl_verify(const bl_filter *filter);
 
-/* Serialize into a caller buffer in the file format. bl_serialized_size gives the bytes needed. */
+/* Serialize into a caller buffer in the file format. bl_serialized_size gives the bytes needed;
+ * a smaller cap gives BL_E_BUFFER_TOO_SMALL with that size in *written (if not NULL). */
 BL_API bl_status bl_serialized_size(const bl_filter *filter, size_t *size);
 BL_API bl_status bl_serialize(const bl_filter *filter, void *buf, size_t cap, size_t *written);
 /* Deserialize (copying) from a buffer, validating everything; verifies both checksums. */
@@ -331,6 +350,7 @@ typedef enum bl_foreign_format {
     BL_FORMAT_GUAVA = 3        /* Guava BloomFilter.writeTo stream (classic layout) */
 } bl_foreign_format;
 
+/* Export into a caller buffer; sizes and BL_E_BUFFER_TOO_SMALL as for bl_serialize. */
 BL_API bl_status bl_export_size(const bl_filter *filter, bl_foreign_format format, size_t *size);
 BL_API bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf,
                            size_t cap, size_t *written);

@@ -53,6 +53,10 @@ bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf
     }
     if (st == BL_OK && written != NULL)
         *written = w;
+    /* as bl_serialize: tell the caller how much is needed */
+    if (st == BL_E_BUFFER_TOO_SMALL && written != NULL &&
+        bl_export_size(filter, format, &w) == BL_OK)
+        *written = w;
     return st;
 }
 

@@ -262,8 +262,8 @@ bl_status bl_clear(bl_filter *filter)
         return BL_E_INVALID;
     if (filter->storage == BL_STORAGE_FILE_MAP)
         return BL_E_READ_ONLY;
-    for (size_t i = 0; i < filter->nstages; i++)
-        bl_clear(filter->stages[i]);
+    if (filter->layout == BL_LAYOUT_SCALABLE)
+        bl_scalable_clear(filter);
     if (filter->data != NULL)
         memset(filter->data, 0, filter->nbytes);
     filter->keys_added = 0;

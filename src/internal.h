@@ -396,6 +396,8 @@ void bl_counting_merge(bl_filter *dst, const bl_filter *src, bool intersect);
 bool bl_scalable_same_identity(const bl_filter *a, const bl_filter *b);
 bl_status bl_scalable_merge(bl_filter *dst, const bl_filter *src, bool intersect);
 bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info);
+/* Empty a writable chain back to the one bl_create makes: its first stage, cleared. */
+void bl_scalable_clear(bl_filter *f);
 /* The loader's check that a chain's fields (design_keys, design_fpp, growth, tightening) describe
  * its stages: a walk over the capacity and rate each stage gets from them, oldest stage first.
  * A stage fits when its lines and k hold its capacity at about its rate; one that does not would

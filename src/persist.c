@@ -403,7 +403,7 @@ bl_status bl_map(bl_filter **out, const char *path)
     close(fd); /* the mapping keeps the file alive */
     if (map == MAP_FAILED) {
         errno = e;
-        return BL_E_IO;
+        return e == ENOMEM ? BL_E_NOMEM : BL_E_IO; /* no address space or map count left */
     }
     bl_format_header h;
     uint8_t *table;

@@ -55,16 +55,20 @@ static bool replaceable(const char *path, mode_t *mode)
     return false;
 }
 
-/* fsync the directory holding path, so that the rename itself is durable. */
-static bool sync_dir(const char *path)
+/* fsync the directory holding path, so that the rename itself is durable. Its name goes into
+ * dir (at least strlen(path) + 2 bytes), a buffer allocated before the rename: nothing may fail
+ * for want of memory once the target is replaced. */
+static bool sync_dir(const char *path, char *dir)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash == NULL ? strdup(".")
-                              : strndup(path, slash == path ? 1 : (size_t)(slash - path));
-    if (dir == NULL)
-        return false;
+    const size_t len = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (len == 0) {
+        strcpy(dir, ".");
+    } else {
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+    }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
     if (fd < 0)
         return false;
     bool ok = fsync(fd) == 0;
@@ -140,7 +144,7 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
     }
     if (st != BL_OK) {
         (void)unlink(tmp); /* the old file, if any, is untouched */
-    } else if (!sync_dir(path)) {
+    } else if (!sync_dir(path, tmp)) {
         st = BL_E_IO;
         e = errno;
     }

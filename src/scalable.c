@@ -177,6 +177,12 @@ bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct b
         bl_free(f);
         return st;
     }
+    /* Parameters under which the first stage is the last (growth 1e300, tightening 1e-300) would
+     * only show at the first add past it: refuse them here. */
+    if (!bl_scalable_can_grow(f)) {
+        bl_free(f);
+        return BL_E_INVALID;
+    }
     f->k = f->stages[0]->k;
     *out = f;
     return BL_OK;
@@ -218,6 +224,19 @@ bl_status bl_scalable_clone(bl_filter **out, const bl_filter *f)
     }
     *out = c;
     return BL_OK;
+}
+
+/* Later stages are freed, not kept emptied: adds go to the newest stage only, so the older ones
+ * would stay empty for good while every query still probed them, and the chain would grow past
+ * them (a cleared chain of 7 stages took 8 and twice the memory to hold its keys again). */
+void bl_scalable_clear(bl_filter *f)
+{
+    for (size_t i = 1; i < f->nstages; i++)
+        bl_free(f->stages[i]);
+    if (f->nstages > 1)
+        f->nstages = 1;
+    if (f->nstages == 1)
+        bl_clear(f->stages[0]);
 }
 
 /* Adds fill the newest stage up to its capacity, then open the next. Duplicates count: a key

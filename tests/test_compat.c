@@ -316,8 +316,13 @@ static void test_parquet_export_refusals(void **state)
     /* Small buffers and bad arguments. */
     f = geometry(BL_LAYOUT_SBBF, 1024 * 8, 8, 0, NULL);
     assert_int_equal(bl_export(f, BL_FORMAT_PARQUET, buf, 1039, &written), BL_E_BUFFER_TOO_SMALL);
+    assert_int_equal(written, 1040); /* the size needed, as bl_serialize reports it */
     assert_int_equal(bl_export(f, BL_FORMAT_PARQUET_RAW, buf, 1023, &written),
                      BL_E_BUFFER_TOO_SMALL);
+    assert_int_equal(written, 1024);
+    assert_int_equal(bl_export(f, BL_FORMAT_PARQUET_RAW, NULL, 0, &written),
+                     BL_E_BUFFER_TOO_SMALL);
+    assert_int_equal(written, 1024);
     assert_int_equal(bl_export(f, BL_FORMAT_PARQUET, buf, 1040, &written), BL_OK);
     assert_int_equal(written, 1040);
     assert_int_equal(bl_export(f, BL_FORMAT_PARQUET, NULL, 1040, &written), BL_E_INVALID);
@@ -641,6 +646,7 @@ static void test_guava_export_refusals(void **state)
     f = geometry(BL_LAYOUT_CLASSIC, 1024, 5, 0, NULL);
     assert_int_equal(bl_export(f, BL_FORMAT_GUAVA, buf, 6 + 128 - 1, &written),
                      BL_E_BUFFER_TOO_SMALL);
+    assert_int_equal(written, 6 + 128);
     assert_int_equal(bl_export(f, BL_FORMAT_GUAVA, buf, 6 + 128, &written), BL_OK);
     assert_int_equal(written, 6 + 128);
     bl_free(f);

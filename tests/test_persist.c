@@ -479,6 +479,56 @@ static void test_save_disk_full_keeps_old_file(void **state)
     bl_free(g);
 }
 
+/* A process out of address space gets BL_E_NOMEM from bl_map (mmap's ENOMEM) as from bl_load,
+ * not the BL_E_IO of a file that cannot be read. The child caps its address space at what it
+ * uses plus 16 MiB and maps a 32 MiB filter. Sanitizers reserve terabytes of shadow memory, so
+ * the cap cannot be set under them. */
+static void test_map_no_address_space(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    skip();
+#else
+    char path[512];
+    path_in(path, sizeof path, "big-map.blf");
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, UINT64_C(1) << 28, 6, 0, 0, NULL),
+                     BL_OK);
+    assert_int_equal(bl_save(f, path), BL_OK);
+    bl_free(f);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsigned long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (statm == NULL || fscanf(statm, "%lu", &pages) != 1)
+            _exit(10);
+        fclose(statm);
+        const rlim_t cap = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (16u << 20);
+        struct rlimit rl = {cap, cap};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(11);
+        void *volatile probe = malloc(64u << 20); /* volatile: not folded away */
+        if (probe != NULL) /* the cap is not applied (qemu-user keeps RLIMIT_AS for itself) */
+            _exit(77);
+        bl_filter *m = NULL;
+        bl_status st = bl_map(&m, path);
+        if (st != BL_E_NOMEM || m != NULL)
+            _exit(20 + (int)st);
+        st = bl_load(&m, path);
+        _exit(st == BL_E_NOMEM && m == NULL ? 0 : 40 + (int)st);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(unlink(path), 0);
+    if (WEXITSTATUS(status) == 77)
+        skip();
+    assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+}
+
 /* Only regular files are read. A FIFO nobody writes to is refused at once: opening it for
  * reading used to wait for a writer, so bl_load and bl_map hung (the child here is stopped by
  * its alarm after 5 s if they do). */
@@ -754,6 +804,7 @@ int main(void)
         cmocka_unit_test(test_save_long_name),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_save_targets),
+        cmocka_unit_test(test_map_no_address_space),
         cmocka_unit_test(test_load_non_regular),
         cmocka_unit_test(test_kill_during_save),
         cmocka_unit_test(test_map_while_file_written),

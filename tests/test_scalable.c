@@ -190,6 +190,18 @@ static void test_invalid(void **state)
         p.tightening = bad_r[i];
         assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
     }
+    /* in range, but the chain could never open its second stage */
+    const double dead_end[][2] = {{1e300, 0.5}, {2, 1e-300}, {1e20, 0.5}};
+    for (size_t i = 0; i < BL_ARRAY_LEN(dead_end); i++) {
+        bl_params_init(&p);
+        p.layout = BL_LAYOUT_SCALABLE;
+        p.expected_keys = 1000;
+        p.growth = dead_end[i][0];
+        p.tightening = dead_end[i][1];
+        f = (bl_filter *)1;
+        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+        assert_null(f);
+    }
     const double bad_p[] = {0, 1, -0.5, NAN};
     for (size_t i = 0; i < BL_ARRAY_LEN(bad_p); i++) {
         bl_params_init(&p);
@@ -212,24 +224,29 @@ static void test_invalid(void **state)
     assert_int_equal(bl_create(&f, &p), BL_E_UNSUPPORTED);
     assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_SCALABLE, 1 << 20, 4, 0, 0, NULL),
                      BL_E_UNSUPPORTED);
-    /* A growth so large that the second stage cannot exist: the add reports it. */
+    /* A tightening so steep that the third stage cannot be sized (rate 1e-38; the second's,
+     * 1e-20, can): the add that needs it reports it, after adding the keys before it. */
     p.kernel = NULL;
     p.expected_keys = 4;
-    p.growth = 1e300;
+    p.tightening = 1e-18;
     assert_int_equal(bl_create(&f, &p), BL_OK);
-    const uint64_t keys[5] = {1, 2, 3, 4, 5};
-    assert_int_equal(bl_add_u64_batch(f, keys, 4), BL_OK);
-    assert_int_equal(bl_add_u64(f, 5), BL_E_TOO_LARGE);
-    assert_int_equal(bl_add_u64_batch(f, keys, 5), BL_E_TOO_LARGE);
-    assert_int_equal(bl_contains_u64_batch(f, keys, 4, NULL), 4);
+    const uint64_t keys[14] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    assert_int_equal(bl_add_u64_batch(f, keys, 11), BL_OK); /* capacities 4 and 8 */
+    assert_int_equal(bl_add_u64_batch(f, keys + 11, 3), BL_E_TOO_LARGE);
+    assert_int_equal(bl_add_u64(f, 14), BL_E_TOO_LARGE);
+    assert_int_equal(bl_contains_u64_batch(f, keys, 12, NULL), 12);
+    bl_info info;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_int_equal(info.keys_added, 12);
+    assert_int_equal(info.stages, 2);
     /* Counting-only operations. */
     assert_int_equal(bl_remove_u64(f, 1), BL_E_UNSUPPORTED);
     bl_filter *z = NULL;
     assert_int_equal(bl_freeze(&z, f), BL_E_UNSUPPORTED);
-    bl_info info;
     assert_int_equal(bl_get_stage_info(NULL, 0, &info), BL_E_INVALID);
     assert_int_equal(bl_get_stage_info(f, 0, NULL), BL_E_INVALID);
-    assert_int_equal(bl_get_stage_info(f, 1, &info), BL_E_INVALID);
+    assert_int_equal(bl_get_stage_info(f, 1, &info), BL_OK);
+    assert_int_equal(bl_get_stage_info(f, 2, &info), BL_E_INVALID);
     bl_free(f);
     /* Default first capacity; other layouts are their own single stage. */
     bl_params_init(&p);
@@ -299,6 +316,16 @@ static void test_union(void **state)
     bl_free(b);
 }
 
+/* The file-format bytes of a filter (the caller frees them). */
+static uint8_t *serialized(const bl_filter *f, size_t *len)
+{
+    assert_int_equal(bl_serialized_size(f, len), BL_OK);
+    uint8_t *buf = malloc(*len);
+    assert_non_null(buf);
+    assert_int_equal(bl_serialize(f, buf, *len, NULL), BL_OK);
+    return buf;
+}
+
 static void test_clone_clear(void **state)
 {
     (void)state;
@@ -323,6 +350,16 @@ static void test_clone_clear(void **state)
     assert_int_equal(bl_get_info(c, &ci), BL_OK);
     assert_int_equal(ci.keys_added, 0);
     assert_true(ci.fill_ratio == 0);
+    /* cleared, the chain is the one bl_create made: its first stage alone */
+    assert_int_equal(ci.stages, 1);
+    bl_filter *fresh = make_scalable(700, 0.01, 2, 0.5, 9, "scalar");
+    size_t clen, flen;
+    uint8_t *cbytes = serialized(c, &clen), *fbytes = serialized(fresh, &flen);
+    assert_int_equal(clen, flen);
+    assert_memory_equal(cbytes, fbytes, flen);
+    free(cbytes);
+    free(fbytes);
+    bl_free(fresh);
     assert_int_equal(bl_contains_u64_batch(c, k, N, NULL), 0);
     assert_int_equal(bl_add_u64_batch(c, k, N), BL_OK);
     assert_int_equal(bl_contains_u64_batch(c, k, N, NULL), N);
