@@ -26,7 +26,9 @@ int cli_usage_error(const char *fmt, ...)
 
 int cli_bad_option(int opt, const char *arg)
 {
-    if (opt != 0)
+    /* a long option is named as given: getopt's optopt holds its short twin ('--fpp' read '-p') */
+    const bool is_long = arg != NULL && strncmp(arg, "--", 2) == 0;
+    if (opt != 0 && !is_long)
         return cli_usage_error("option '-%c' is unknown or needs a value", opt);
     return cli_usage_error("option '%s' is unknown or needs a value", arg ? arg : "?");
 }

@@ -5,6 +5,7 @@
 
 #include "bloomline.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,8 +42,9 @@ typedef uint64_t (*cli_read_probe)(const unsigned char *prefix, size_t n, const 
  * in *out and *len. */
 int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_probe probe,
                   const void *ctx, unsigned char **out, size_t *len);
-/* True when path is "-", names an existing device, FIFO or socket (symlinks followed), or is a
- * link to standard output: an output written into as it stands, not a file a save replaces. */
+/* True when path is "-", names an existing device, FIFO or socket (symlinks followed), or is one
+ * of the process's own open descriptors (/dev/stderr, /dev/fd/3, ...; directly or behind links):
+ * an output written into as it stands, not a file a save replaces. */
 bool cli_is_stream(const char *path);
 /* Write bytes to such an output, or to standard output for "-". */
 int cli_write_stream(const char *path, const void *data, size_t len);
@@ -53,6 +55,12 @@ int cli_write_all(int fd, const void *buf, size_t len);
 int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
                     bl_info *info);
 int cli_save_filter(const bl_filter *f, const char *path);
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT wait while a file is replaced (bl_save, bl_export_save):
+ * ended between creating the temporary and renaming it, the process left the temporary, up to
+ * the filter's size, beside the target. Released, a held signal ends the process as usual, the
+ * save done (or failed cleanly). */
+void cli_hold_termination(sigset_t *saved);
+void cli_release_termination(const sigset_t *saved);
 
 /* ---- args.c: options and numbers ------------------------------------------------------------ */
 
@@ -153,6 +161,8 @@ typedef struct cli_reader {
 } cli_reader;
 
 void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going);
+/* Install the SIGBUS handler for truncated mappings (reader.c), once, before any file is mapped. */
+void cli_catch_sigbus(void);
 void cli_reader_free(cli_reader *r);
 /* Under the lock: the next chunk, either read (streams) or to load (regular files). 1: a
  * chunk, 0: no more input, -1: a fatal input error (already reported). */

@@ -159,6 +159,23 @@ static bl_status create(const build_opts *o, uint64_t keys, bl_layout layout, bl
     return bl_create_geometry(f, layout, o->bits, k, o->seed, 0, NULL);
 }
 
+/* -b or --bits so small that the design itself answers yes to most keys (the library refuses
+ * only a rate of exactly 1; -b 0.01 for 5000 keys made one line, rate 0.9999). A rate asked for
+ * with -p is the user's choice. */
+static void warn_useless_design(const build_opts *o, const bl_filter *f, uint64_t keys)
+{
+    bl_info info;
+    if (!(o->bpk_set || o->bits) || keys == 0 || bl_get_info(f, &info) != BL_OK)
+        return;
+    /* --bits gives a geometry with no design rate: the model's at the keys counted */
+    const double rate = info.design_fpp > 0 ? info.design_fpp
+                                            : bl_expected_fpp(info.layout, info.bits, info.k, keys);
+    if (rate > 0.5)
+        cli_warn("%s: false-positive rate %.4g at %llu keys: it will answer yes to most keys "
+                 "(give more bits, or size it with -p)",
+                 o->out, rate, (unsigned long long)keys);
+}
+
 int cli_cmd_build(int argc, char **argv)
 {
     build_opts o;
@@ -187,8 +204,12 @@ int cli_cmd_build(int argc, char **argv)
         }
     }
     if (layout == BL_LAYOUT_SCALABLE && (o.bpk_set || o.k)) {
-        cli_usage_error("-b and -k need a fixed-size filter: give -n N (a stream without -n "
-                        "grows a scalable filter, sized by -p)");
+        if (o.layout == BL_LAYOUT_SCALABLE) /* asked for, not chosen for a stream */
+            cli_usage_error("-b and -k do not apply to a scalable filter: its stages are sized "
+                            "by -p");
+        else
+            cli_usage_error("-b and -k need a fixed-size filter: give -n N (a stream without -n "
+                            "grows a scalable filter, sized by -p)");
         return CLI_EXIT_ERROR;
     }
     bl_filter *f = NULL;
@@ -223,6 +244,7 @@ int cli_cmd_build(int argc, char **argv)
                   (unsigned long long)keys, bl_strerror(st));
         return CLI_EXIT_ERROR;
     }
+    warn_useless_design(&o, f, keys);
     cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)

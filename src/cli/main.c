@@ -36,9 +36,10 @@ static const char help_build[] =
     "                       [INPUT...]\n"
     "\n"
     "Build a filter from newline-delimited keys and write it to FILTER atomically (an\n"
-    "interrupted build never leaves a damaged file; a device or FIFO such as /dev/stdout is\n"
-    "written into instead). Empty keys are skipped. Warns on stderr when the keys outnumber\n"
-    "-n (the rate then rises past the one designed for).\n"
+    "interrupted build never leaves a damaged file: Ctrl-C or kill during the save takes\n"
+    "effect once it is done; a device, a FIFO or a descriptor such as /dev/stdout is written\n"
+    "into instead). Empty keys are skipped. Warns on stderr when the keys outnumber -n (the\n"
+    "rate then rises past the one designed for).\n"
     "\n"
     "  -o, --output FILTER     the filter file to write (required; '-' for standard output)\n"
     "  -n, --keys N            size for N distinct keys (accepts 10M, 1e7). Without it, regular\n"
@@ -207,6 +208,7 @@ static int check_kernel_variable(void)
 int main(int argc, char **argv)
 {
     hold_closed_std_fds();
+    cli_catch_sigbus();
     if (argc < 2) {
         fputs(overview, stderr);
         return CLI_EXIT_ERROR;

@@ -32,8 +32,10 @@ const char *cli_input_name(const char *path)
 /* A file truncated while it is read (logrotate's copytruncate) leaves the chunk mapped from it
  * past its new end, and reading there raises SIGBUS: the run died mid-output with a status that
  * read as "nothing selected". The handler puts a zero page where the file was, so that the access
- * completes, and notes it; the worker then discards the chunk (cli_chunk_check). A SIGBUS
- * anywhere else keeps its default action. */
+ * completes, and notes it; the worker then discards the chunk (cli_chunk_check). Past the end of
+ * any other mapping (the filter, truncated or rewritten in place by cp) there is no answer to
+ * give: the process says so and exits with status 2, where it died of "Bus error" (status 135).
+ * Any other SIGBUS keeps its default action. */
 static _Thread_local const char *map_lo, *map_hi; /* this thread's chunk mapping, if any */
 static _Thread_local volatile sig_atomic_t map_lost;
 static long page_bytes;
@@ -50,10 +52,18 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
             return;
         }
     }
+    if (si->si_code == BUS_ADRERR) {
+        static const char msg[] = "bloomline: a mapped file (the filter?) was truncated or "
+                                  "rewritten in place while in use; replace filter files by "
+                                  "saving a new one over them (bloomline build -o does)\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        _exit(CLI_EXIT_ERROR);
+    }
     signal(sig, SIG_DFL); /* the access is repeated on return, and now ends the process */
 }
 
-void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going)
+void cli_catch_sigbus(void)
 {
     page_bytes = sysconf(_SC_PAGESIZE);
     struct sigaction sa;
@@ -62,7 +72,10 @@ void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     (void)sigaction(SIGBUS, &sa, NULL);
+}
 
+void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going)
+{
     memset(r, 0, sizeof *r);
     r->paths = paths;
     r->npaths = npaths;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,15 +176,55 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
     return rc;
 }
 
-/* A link to standard output's own file (/dev/stdout, /dev/fd/1, /proc/self/fd/1): when that is a
- * regular file (a shell redirect), a save renamed over the link, for root over /dev/stdout
- * itself, and left the redirected file empty. */
-static bool names_stdout(const char *path)
+/* The descriptor a path names when it is one of this process's own open descriptors: /dev/stdin,
+ * /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N (and /proc/<our pid>/fd/N), directly or
+ * behind links. -1 otherwise. When such a descriptor is a regular file (a shell redirect), a save
+ * renamed over the link (for root over /dev/stdout or /dev/stderr themselves) and left the
+ * redirected file empty; it is written where it stands instead, as standard output always was. */
+static int fd_number(const char *path)
 {
-    struct stat link, target, out;
-    return lstat(path, &link) == 0 && S_ISLNK(link.st_mode) && stat(path, &target) == 0 &&
-           fstat(STDOUT_FILENO, &out) == 0 && target.st_dev == out.st_dev &&
-           target.st_ino == out.st_ino;
+    static const char *const std[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(path, std[i]) == 0)
+            return i;
+    char own[40];
+    snprintf(own, sizeof own, "/proc/%ld/fd/", (long)getpid());
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+    const char *num = NULL;
+    for (int i = 0; i < 3 && num == NULL; i++)
+        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+            num = path + strlen(dirs[i]);
+    if (num == NULL && strncmp(path, own, strlen(own)) == 0)
+        num = path + strlen(own);
+    if (num == NULL || *num < '0' || *num > '9' || strlen(num) > 9)
+        return -1;
+    for (const char *c = num; *c; c++)
+        if (*c < '0' || *c > '9')
+            return -1;
+    return atoi(num);
+}
+
+static int own_fd_alias(const char *path)
+{
+    char cur[4096], next[4096];
+    if (strlen(path) >= sizeof cur)
+        return -1;
+    strcpy(cur, path);
+    for (int hop = 0; hop < 40; hop++) { /* the kernel's own limit on links in a path */
+        const int fd = fd_number(cur);
+        if (fd >= 0)
+            return fcntl(fd, F_GETFD) != -1 ? fd : -1;
+        const ssize_t n = readlink(cur, next, sizeof next - 1);
+        if (n < 0)
+            return -1;
+        next[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        const size_t dir = next[0] == '/' || slash == NULL ? 0 : (size_t)(slash + 1 - cur);
+        if (dir + (size_t)n >= sizeof cur)
+            return -1;
+        memcpy(cur + dir, next, (size_t)n + 1); /* a relative target is relative to the link */
+    }
+    return -1;
 }
 
 bool cli_is_stream(const char *path)
@@ -192,24 +233,25 @@ bool cli_is_stream(const char *path)
     if (strcmp(path, "-") == 0)
         return true; /* a save had made a file named '-' */
     return stat(path, &st) == 0 &&
-           ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || names_stdout(path));
+           ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || own_fd_alias(path) >= 0);
 }
 
 int cli_write_stream(const char *path, const void *data, size_t len)
 {
-    /* Standard output is written where it stands: reopened, a file redirected with >> was
+    /* Our own descriptors are written where they stand: reopened, a file redirected with >> was
      * overwritten from its start. */
-    const bool is_stdout = strcmp(path, "-") == 0 || names_stdout(path);
-    int fd = is_stdout ? STDOUT_FILENO : open(path, O_WRONLY | O_CLOEXEC);
+    const int own = strcmp(path, "-") == 0 ? STDOUT_FILENO : own_fd_alias(path);
+    int fd = own >= 0 ? own : open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
         cli_error("%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     int rc = cli_write_all(fd, data, len);
-    if (!is_stdout && close(fd) != 0)
+    if (own < 0 && close(fd) != 0)
         rc = -1;
     if (rc != 0)
-        cli_error("%s: write error: %s", is_stdout ? "standard output" : path, strerror(errno));
+        cli_error("%s: write error: %s", own == STDOUT_FILENO ? "standard output" : path,
+                  strerror(errno));
     return rc;
 }
 
@@ -260,6 +302,22 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
     return 0;
 }
 
+void cli_hold_termination(sigset_t *saved)
+{
+    sigset_t hold;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigaddset(&hold, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &hold, saved);
+}
+
+void cli_release_termination(const sigset_t *saved)
+{
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
 int cli_save_filter(const bl_filter *f, const char *path)
 {
     if (cli_is_stream(path)) { /* bl_save replaces files only */
@@ -274,8 +332,13 @@ int cli_save_filter(const bl_filter *f, const char *path)
         free(buf);
         return rc;
     }
+    sigset_t saved;
+    cli_hold_termination(&saved);
     errno = 0;
     bl_status s = bl_save(f, path);
+    const int e = errno;
+    cli_release_termination(&saved);
+    errno = e;
     if (s != BL_OK) {
         cli_status_error(path, "cannot save filter", s);
         return -1;

@@ -183,6 +183,22 @@ expect_status "scalable finds every key" 0 "$B" query scal.blf pos.txt
 check "scalable: every key" cmp -s out pos.txt
 expect_error "stdin without -n for sbbf" "give -n N" sh -c "cat pos.txt | '$B' build -l sbbf -o x.blf"
 expect_error "stdin without -n with -b" "need a fixed-size filter" sh -c "cat pos.txt | '$B' build -b 10 -o x.blf"
+# -b or --bits so small that the filter answers yes to most keys: built (the library refuses only
+# a rate of exactly 1), with a warning; none for a sane -b, or for a rate asked for with -p
+expect_status "-b 1: built" 0 "$B" build -b 1 -o useless.blf pos.txt
+check "-b 1: warns" grep -q "will answer yes to most keys" err
+expect_status "--bits 4096: built" 0 "$B" build --bits 4096 -o useless.blf pos.txt
+check "--bits 4096: warns" grep -q "will answer yes to most keys" err
+expect_status "-b 10: built" 0 "$B" build -b 10 -o useless.blf pos.txt
+check "-b 10: no warning" test ! -s err
+expect_status "-p 0.9: built" 0 "$B" build -p 0.9 -o useless.blf pos.txt
+check "-p 0.9: no warning" test ! -s err
+rm -f useless.blf
+# -l scalable asked for: -n was given, so the message must not ask for it
+expect_error "scalable with -k" "do not apply to a scalable filter" "$B" build -l scalable -n 5000 -k 8 -o x.blf pos.txt
+# a long option without its value is named as typed, not by its short twin
+expect_error "--fpp without a value" "option '--fpp'" "$B" build -o x.blf --fpp
+expect_error "-p without a value" "option '-p'" "$B" build -o x.blf -p
 
 # Files that stat calls regular but empty while they have content (procfs, sysfs): read to the end.
 if [ -r /proc/version ] && [ "$(stat -c %s /proc/version)" = 0 ]; then
@@ -409,6 +425,47 @@ check "build into a link to standard output: still a link" test -L stdout.link
 expect_status "export into a link to standard output" 0 "$B" export cl.blf --format guava -o stdout.link
 check "export into a link to standard output: the exported bytes" cmp -s out cl.guava
 check "export into a link to standard output: still a link" test -L stdout.link
+# The same for any descriptor of the process: standard error (/dev/stderr links to
+# /proc/self/fd/2) had its link replaced and its file left empty; /dev/fd/3 could not be saved
+# to at all ("No such file or directory": no temporary can be made in /proc).
+ln -s /proc/self/fd/2 stderr.link
+"$B" build -o stderr.link pos.txt 2> stderr.out
+check "build into a link to standard error: status 0" test $? -eq 0
+check "build into a link to standard error: the filter's bytes" cmp -s stderr.out f.blf
+check "build into a link to standard error: still a link" test -L stderr.link
+"$B" export cl.blf --format guava -o /dev/fd/3 3> fd3.out
+check "export into /dev/fd/3: status 0" test $? -eq 0
+check "export into /dev/fd/3: the exported bytes" cmp -s fd3.out cl.guava
+"$B" build -o /proc/self/fd/3 pos.txt 3>> fd3.out
+check "build appending to /proc/self/fd/3: status 0" test $? -eq 0
+check "build appending to /proc/self/fd/3: after what was there" \
+    cmp -s fd3.out <(cat cl.guava f.blf)
+expect_error "build into a closed descriptor" "fd/7" "$B" build -o /dev/fd/7 pos.txt
+# A filter truncated in place (cp over it, > in a shell) while a query has it mapped: the query
+# died of "Bus error" (status 135, no message). The query here waits on a FIFO until the filter
+# is mapped (/proc/PID/maps), the filter is emptied, then the keys come.
+cp f.blf live.blf
+mkfifo live.fifo
+"$B" query -c live.blf < live.fifo > out 2> err & query=$!
+exec 5> live.fifo
+for _ in $(seq 400); do grep -q live.blf "/proc/$query/maps" 2> /dev/null && break; sleep 0.05; done
+: > live.blf
+cat pos.txt >&5
+exec 5>&-
+wait "$query"
+check "query of a filter truncated under it: status 2" test $? -eq 2
+check "query of a filter truncated under it: says so" grep -q "truncated or rewritten" err
+# Ended by a signal while it saves, a command leaves no temporary beside its output (bl_save's
+# is the output's name plus .<pid>.<n>.tmp; one of the filter's size had been left): the signal
+# waits for the save. The build is sent SIGTERM once its temporary exists.
+"$B" build -q -n 100000000 -o sig.blf pos.txt & build=$!
+for _ in $(seq 2000); do compgen -G "sig.blf.*.tmp" > /dev/null && break; sleep 0.01; done
+kill -TERM "$build"
+wait "$build"
+check "SIGTERM during a save: ended by it after the save" test $? -eq 143
+check "SIGTERM during a save: no temporary left" test -z "$(compgen -G 'sig.blf.*.tmp')"
+expect_status "SIGTERM during a save: the saved filter is whole" 0 "$B" info sig.blf
+rm -f sig.blf
 if mknod null.dev c 1 3 2>/dev/null; then # a private /dev/null (root only)
     expect_status "build into a device" 0 "$B" build -o null.dev pos.txt
     check "build into a device: still a device" test -c null.dev
