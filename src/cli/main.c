@@ -63,8 +63,9 @@ static const char help_build[] =
 static const char help_add[] =
     "usage: bloomline add FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [INPUT...]\n"
     "\n"
-    "Add keys to an existing filter file and save it atomically. Warns on stderr when the\n"
-    "filter goes past the number of keys it was designed for (its rate then rises).\n"
+    "Add keys to an existing filter file and save it atomically: a new file takes its name\n"
+    "(a symlink FILTER is replaced by it, not followed). Warns on stderr when the filter\n"
+    "goes past the number of keys it was designed for (its rate then rises).\n"
     "\n"
     "  -t, --threads T     worker threads (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"

@@ -194,6 +194,12 @@ check "-b 10: no warning" test ! -s err
 expect_status "-p 0.9: built" 0 "$B" build -p 0.9 -o useless.blf pos.txt
 check "-p 0.9: no warning" test ! -s err
 rm -f useless.blf
+# -o naming an input (directly or as standard input) had replaced the keys with the filter
+cp pos.txt keys.copy
+expect_error "build -o an input" "the output is also an input" "$B" build -o keys.copy pos.txt keys.copy
+expect_error "build -o the file on stdin" "the output is also an input" sh -c "'$B' build -o keys.copy < keys.copy"
+check "build -o an input: the input intact" cmp -s keys.copy pos.txt
+rm -f keys.copy
 # -l scalable asked for: -n was given, so the message must not ask for it
 expect_error "scalable with -k" "do not apply to a scalable filter" "$B" build -l scalable -n 5000 -k 8 -o x.blf pos.txt
 # a long option without its value is named as typed, not by its short twin
