@@ -323,6 +323,11 @@ BL_API const char *bl_kernel_at(size_t i);
  * leaves the target as it was and the temporary (its name plus ".<pid>.<n>.tmp") beside it; the
  * bloomline command holds SIGINT, SIGTERM and SIGHUP until the save is done. */
 BL_API bl_status bl_save(const bl_filter *filter, const char *path);
+/* Write the file format (bl_serialize's bytes) to fd from its current position, in order, with
+ * no copy of the filter: for pipes, sockets and standard output. Not atomic: a failed write
+ * (BL_E_IO, errno set) leaves part of the bytes written. A non-blocking fd must be writable
+ * without EAGAIN, which is BL_E_IO here. */
+BL_API bl_status bl_save_fd(const bl_filter *filter, int fd);
 /* Load into memory (mutable); verifies both checksums. */
 BL_API bl_status bl_load(bl_filter **out, const char *path);
 /* Map read-only (zero copy, shared page cache). Verifies the header only; see bl_verify. The

@@ -187,6 +187,8 @@ static inline void bl_count_keys(bl_filter *f, uint64_t n)
 /* ---- Files (save_file.c) --------------------------------------------------------------------- */
 
 bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off);
+/* The same at fd's own position, for descriptors that cannot seek (pipes, sockets). */
+bool bl_write_all(int fd, const uint8_t *p, size_t n);
 /* Puts a file's new contents into fd, a fresh empty temporary (with pwrite: no offset is set). */
 typedef bl_status (*bl_file_writer)(int fd, const void *ctx);
 /* Replace path atomically with what `write` puts in a temporary beside it. A symlink is replaced,

@@ -12,10 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+/* Writes of at most 1 GiB each (Linux writes at most ~2 GiB per call), retried on EINTR and
+ * after short writes; at off with pwrite, or at fd's own position. */
+static bool write_fully(int fd, const uint8_t *p, size_t n, uint64_t off, bool positioned)
 {
     while (n > 0) {
-        ssize_t w = pwrite(fd, p, n < ((size_t)1 << 30) ? n : ((size_t)1 << 30), (off_t)off);
+        const size_t chunk = n < ((size_t)1 << 30) ? n : ((size_t)1 << 30);
+        ssize_t w = positioned ? pwrite(fd, p, chunk, (off_t)off) : write(fd, p, chunk);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
@@ -28,6 +31,16 @@ bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
         off += (uint64_t)w;
     }
     return true;
+}
+
+bool bl_pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+    return write_fully(fd, p, n, off, true);
+}
+
+bool bl_write_all(int fd, const uint8_t *p, size_t n)
+{
+    return write_fully(fd, p, n, 0, false);
 }
 
 /* No permissions to keep: nothing regular is there (no mode has bits past 07777). */

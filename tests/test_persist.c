@@ -479,6 +479,106 @@ static void test_save_disk_full_keeps_old_file(void **state)
     bl_free(g);
 }
 
+/* fork() with a pipe from the child to this process: the child gets 0 and writes into *to_parent,
+ * this process its pid and reads from *from_child (each end closed where it is not used). */
+static pid_t fork_piped(int *from_child, int *to_parent)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    close(pid == 0 ? p[0] : p[1]);
+    *from_child = pid == 0 ? -1 : p[0];
+    *to_parent = pid == 0 ? p[1] : -1;
+    return pid;
+}
+
+/* All of fd's bytes until its writer closes it. */
+static uint8_t *read_to_end(int fd, size_t *len)
+{
+    size_t cap = 1 << 16;
+    uint8_t *buf = malloc(cap);
+    assert_non_null(buf);
+    *len = 0;
+    for (;;) {
+        if (*len == cap) {
+            buf = realloc(buf, cap *= 2);
+            assert_non_null(buf);
+        }
+        ssize_t r = read(fd, buf + *len, cap - *len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        assert_true(r >= 0);
+        if (r == 0)
+            return buf;
+        *len += (size_t)r;
+    }
+}
+
+/* bl_save_fd writes bl_serialize's bytes in order, from the fd's position: into a pipe (it cannot
+ * seek; a child writes, this process reads), into a file after bytes already there; refuses bad
+ * arguments and reports a write that fails (a pipe with no reader: EPIPE). */
+static void test_save_fd_streams(void **state)
+{
+    (void)state;
+    static const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                        BL_LAYOUT_COUNTING, BL_LAYOUT_SCALABLE, BL_LAYOUT_SCALABLE};
+    uint64_t rng = g_seed ^ 0xfd;
+    char path[512];
+    path_in(path, sizeof path, "stream.out");
+    for (size_t li = 0; li < BL_ARRAY_LEN(layouts); li++) {
+        const bool manual = li == BL_ARRAY_LEN(layouts) - 1; /* a chain of several stages */
+        const uint64_t n = manual ? 300 + tu_next(&rng) % 1000 : 1000 + tu_next(&rng) % 20000;
+        bl_filter *f = ft_make_filled(layouts[li], tu_next(&rng) & 0xffff, n, manual);
+        size_t slen = 0;
+        assert_int_equal(bl_serialized_size(f, &slen), BL_OK);
+        uint8_t *ser = malloc(slen);
+        assert_int_equal(bl_serialize(f, ser, slen, NULL), BL_OK);
+
+        int from_child, to_parent;
+        pid_t pid = fork_piped(&from_child, &to_parent);
+        if (pid == 0)
+            _exit(bl_save_fd(f, to_parent) == BL_OK ? 0 : 1);
+        size_t got_len = 0;
+        uint8_t *got = read_to_end(from_child, &got_len);
+        close(from_child);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(got_len, slen);
+        assert_memory_equal(got, ser, slen);
+        free(got);
+
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "ahead", 5), 5);
+        assert_int_equal(bl_save_fd(f, fd), BL_OK);
+        assert_int_equal(close(fd), 0);
+        got = ft_read_file(path, &got_len);
+        assert_int_equal(got_len, 5 + slen);
+        assert_memory_equal(got, "ahead", 5);
+        assert_memory_equal(got + 5, ser, slen);
+        free(got);
+        free(ser);
+        bl_free(f);
+    }
+    bl_filter *f = ft_make_filled(BL_LAYOUT_BLOCKED, 3, 1000, false);
+    assert_int_equal(bl_save_fd(NULL, STDOUT_FILENO), BL_E_INVALID);
+    assert_int_equal(bl_save_fd(f, -1), BL_E_INVALID);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    close(p[0]);
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    errno = 0;
+    assert_int_equal(bl_save_fd(f, p[1]), BL_E_IO);
+    assert_int_equal(errno, EPIPE);
+    signal(SIGPIPE, old);
+    close(p[1]);
+    bl_free(f);
+    assert_int_equal(unlink(path), 0);
+}
+
 /* A process out of address space gets BL_E_NOMEM from bl_map (mmap's ENOMEM) as from bl_load,
  * not the BL_E_IO of a file that cannot be read. The child caps its address space at what it
  * uses plus 16 MiB and maps a 32 MiB filter. Sanitizers reserve terabytes of shadow memory, so
@@ -619,19 +719,13 @@ static void test_kill_during_save(void **state)
     uint64_t *keys = malloc(KILL_BASE_KEYS * 4 * sizeof *keys);
     uint8_t *res = malloc(KILL_BASE_KEYS * 4);
     for (int round = 0; round < 4; round++) {
-        int pfd[2];
-        assert_int_equal(pipe(pfd), 0);
-        fflush(stdout);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            close(pfd[0]);
-            kill_child(path, pfd[1]);
-        }
-        close(pfd[1]);
+        int from_child, to_parent;
+        pid_t pid = fork_piped(&from_child, &to_parent);
+        if (pid == 0)
+            kill_child(path, to_parent);
         char c;
-        assert_int_equal(read(pfd[0], &c, 1), 1);
-        close(pfd[0]);
+        assert_int_equal(read(from_child, &c, 1), 1);
+        close(from_child);
         /* Somewhere inside one of the next few saves. */
         usleep((useconds_t)(tu_next(&rng) % 1500000));
         kill(pid, SIGKILL);
@@ -804,6 +898,7 @@ int main(void)
         cmocka_unit_test(test_save_long_name),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),
         cmocka_unit_test(test_save_targets),
+        cmocka_unit_test(test_save_fd_streams),
         cmocka_unit_test(test_map_no_address_space),
         cmocka_unit_test(test_load_non_regular),
         cmocka_unit_test(test_kill_during_save),

@@ -236,22 +236,37 @@ bool cli_is_stream(const char *path)
            ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || own_fd_alias(path) >= 0);
 }
 
+/* The descriptor to write a stream output to; *own tells that it is one of ours (not to close).
+ * Our own descriptors are written where they stand: reopened, a file redirected with >> was
+ * overwritten from its start. -1 (reported) when it cannot be opened. */
+static int open_stream(const char *path, bool *own)
+{
+    const int fd = strcmp(path, "-") == 0 ? STDOUT_FILENO : own_fd_alias(path);
+    *own = fd >= 0;
+    if (fd >= 0)
+        return fd;
+    const int opened = open(path, O_WRONLY | O_CLOEXEC);
+    if (opened < 0)
+        cli_error("%s: cannot open: %s", path, strerror(errno));
+    return opened;
+}
+
+static const char *stream_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "standard output" : path;
+}
+
 int cli_write_stream(const char *path, const void *data, size_t len)
 {
-    /* Our own descriptors are written where they stand: reopened, a file redirected with >> was
-     * overwritten from its start. */
-    const int own = strcmp(path, "-") == 0 ? STDOUT_FILENO : own_fd_alias(path);
-    int fd = own >= 0 ? own : open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("%s: cannot open: %s", path, strerror(errno));
+    bool own;
+    const int fd = open_stream(path, &own);
+    if (fd < 0)
         return -1;
-    }
     int rc = cli_write_all(fd, data, len);
-    if (own < 0 && close(fd) != 0)
+    if (!own && close(fd) != 0)
         rc = -1;
     if (rc != 0)
-        cli_error("%s: write error: %s", own == STDOUT_FILENO ? "standard output" : path,
-                  strerror(errno));
+        cli_error("%s: write error: %s", stream_name(path), strerror(errno));
     return rc;
 }
 
@@ -321,16 +336,17 @@ void cli_release_termination(const sigset_t *saved)
 int cli_save_filter(const bl_filter *f, const char *path)
 {
     if (cli_is_stream(path)) { /* bl_save replaces files only */
-        size_t size = 0;
-        bl_status s = bl_serialized_size(f, &size);
-        unsigned char *buf = s == BL_OK ? cli_malloc(size) : NULL;
-        if (s == BL_OK)
-            s = bl_serialize(f, buf, size, &size);
-        int rc = s == BL_OK ? cli_write_stream(path, buf, size) : -1;
+        bool own;
+        const int fd = open_stream(path, &own);
+        if (fd < 0)
+            return -1;
+        errno = 0;
+        bl_status s = bl_save_fd(f, fd); /* no copy of the filter */
+        if (!own && close(fd) != 0 && s == BL_OK)
+            s = BL_E_IO;
         if (s != BL_OK)
-            cli_status_error(path, "cannot save filter", s);
-        free(buf);
-        return rc;
+            cli_status_error(stream_name(path), "cannot save filter", s);
+        return s == BL_OK ? 0 : -1;
     }
     sigset_t saved;
     cli_hold_termination(&saved);
