@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,7 +140,9 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, bool 
     char *end;
     errno = 0;
     double d = s && *s && !isspace((unsigned char)*s) ? strtod(s, &end) : NAN;
-    bool ok = s && *s && errno == 0 && end != s && *end == '\0' && isfinite(d);
+    /* strtod flags a subnormal result (-p 1e-320) as a range error, though it is the number */
+    const bool in_range = errno == 0 || (errno == ERANGE && d != 0 && fabs(d) < DBL_MIN);
+    bool ok = s && *s && in_range && end != s && *end == '\0' && isfinite(d);
     if (ok)
         ok = (lo_open ? d > lo : d >= lo) && (hi_open ? d < hi : d <= hi);
     if (!ok) {

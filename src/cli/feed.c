@@ -116,13 +116,16 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
  * say how many more, since that is what the user sized for (an add, a build whose -n was too
  * small, a union). keys_added counts duplicates, and a key added again sets no new bit: the
  * distinct keys estimated from the fill must be past the design too, or adding the same keys
- * twice warned of a rate that had not risen. */
+ * twice warned of a rate that had not risen; and the rate must have risen by more than the
+ * estimate's noise (a union of one filter with itself, estimated a few keys past its design,
+ * warned of 20000 keys and a rate of 0.01 designed for 0.01). */
 void cli_warn_capacity(const char *path, const bl_filter *f)
 {
     bl_info info;
     if (bl_get_info(f, &info) != BL_OK || info.layout == BL_LAYOUT_SCALABLE || !info.keys_known ||
         info.design_keys == 0 || info.keys_added <= info.design_keys ||
-        info.estimated_keys <= (double)info.design_keys)
+        info.estimated_keys <= (double)info.design_keys ||
+        info.current_fpp <= info.design_fpp * 1.05)
         return;
     cli_warn("%s: %llu keys added, past the designed capacity of %llu: expected false-positive "
              "rate now %.3g (designed for %.3g)",
