@@ -39,7 +39,8 @@ extern "C" {
  *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
  * - Functions never print or abort. They allocate only to create, load, map, deserialize,
  *   import or clone a filter, for bl_save's header block and its temporary file's name (and
- *   bl_export_save's), and when adds or unions give a scalable filter new stages; a failed
+ *   bl_export_save's), for the 1 MiB piece in which bl_export_save and bl_export_fd convert a
+ *   Guava export, and when adds or unions give a scalable filter new stages; a failed
  *   allocation is BL_E_NOMEM.
  */
 
@@ -359,9 +360,17 @@ typedef enum bl_foreign_format {
 BL_API bl_status bl_export_size(const bl_filter *filter, bl_foreign_format format, size_t *size);
 BL_API bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf,
                            size_t cap, size_t *written);
-/* Export into a file, replaced atomically as bl_save replaces one. */
+/* Export into a file, replaced atomically as bl_save replaces one; like bl_export_fd, it writes
+ * from the filter without a copy of it. */
 BL_API bl_status bl_export_save(const bl_filter *filter, bl_foreign_format format,
                                 const char *path);
+/* Write bl_export's bytes to fd from its current position, in order, with no copy of the
+ * filter (Guava's words are converted a 1 MiB piece at a time): for pipes, sockets and standard
+ * output. Refuses what bl_export_size refuses (BL_E_UNSUPPORTED for a filter the format cannot
+ * carry, BL_E_INVALID for an unknown format), before writing anything; a negative fd is
+ * BL_E_INVALID. Not atomic: a failed write (BL_E_IO, errno set) leaves part of the bytes
+ * written. A non-blocking fd must be writable without EAGAIN, which is BL_E_IO here. */
+BL_API bl_status bl_export_fd(const bl_filter *filter, bl_foreign_format format, int fd);
 /* Import a foreign filter; the keys count is recorded as unknown. */
 BL_API bl_status bl_import(bl_filter **out, bl_foreign_format format, const void *buf, size_t len);
 /* Parse "parquet", "parquet-raw", "guava". */

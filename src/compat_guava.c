@@ -47,28 +47,33 @@ static bl_status guava_exportable(const bl_filter *f)
     return BL_OK;
 }
 
-bl_status bl_guava_export_size(const bl_filter *f, size_t *size)
+/* Bytes [off, off + len) of the payload as Guava's longs: byte b of a word goes to byte 7 - b,
+ * so payload byte p lands at p ^ 7 (words are 8-aligned); partial words at either end of the
+ * range byte by byte, whole words in between as whole words. */
+static void swap_range(uint8_t *dst, const uint8_t *payload, size_t off, size_t len)
+{
+    size_t i = 0;
+    for (; i < len && ((off + i) & 7) != 0; i++)
+        dst[i] = payload[(off + i) ^ 7];
+    const size_t words = (len - i) / 8;
+    swap_words(dst + i, payload + off + i, words);
+    for (i += words * 8; i < len; i++)
+        dst[i] = payload[(off + i) ^ 7];
+}
+
+bl_status bl_guava_export_plan(const bl_filter *f, bl_export_plan *plan)
 {
     bl_status st = guava_exportable(f);
     if (st != BL_OK)
         return st;
-    *size = BL_GUAVA_HEADER_BYTES + f->nbytes;
-    return BL_OK;
-}
-
-bl_status bl_guava_export(const bl_filter *f, uint8_t *buf, size_t cap, size_t *written)
-{
-    size_t size;
-    bl_status st = bl_guava_export_size(f, &size);
-    if (st != BL_OK)
-        return st;
-    if (cap < size)
-        return BL_E_BUFFER_TOO_SMALL;
-    buf[0] = BL_GUAVA_MITZ_64;
-    buf[1] = (uint8_t)f->k;
-    store_be32(buf + 2, (uint32_t)f->nblocks);
-    swap_words(buf + BL_GUAVA_HEADER_BYTES, f->data, f->nblocks);
-    *written = size;
+    _Static_assert(sizeof plan->header >= BL_GUAVA_HEADER_BYTES, "Guava's header fits");
+    plan->header[0] = BL_GUAVA_MITZ_64;
+    plan->header[1] = (uint8_t)f->k;
+    store_be32(plan->header + 2, (uint32_t)f->nblocks);
+    plan->header_len = BL_GUAVA_HEADER_BYTES;
+    plan->payload = f->data;
+    plan->payload_len = f->nbytes;
+    plan->convert = swap_range;
     return BL_OK;
 }
 

@@ -27,28 +27,16 @@ static bl_status parquet_exportable(const bl_filter *f)
     return BL_OK;
 }
 
-bl_status bl_parquet_export_size(const bl_filter *f, bool raw, size_t *size)
+bl_status bl_parquet_export_plan(const bl_filter *f, bool raw, bl_export_plan *plan)
 {
     bl_status st = parquet_exportable(f);
     if (st != BL_OK)
         return st;
-    *size = f->nbytes + (raw ? 0 : bl_thrift_bloom_header_size((int32_t)f->nbytes));
-    return BL_OK;
-}
-
-bl_status bl_parquet_export(const bl_filter *f, bool raw, uint8_t *buf, size_t cap,
-                            size_t *written)
-{
-    size_t size;
-    bl_status st = bl_parquet_export_size(f, raw, &size);
-    if (st != BL_OK)
-        return st;
-    if (cap < size)
-        return BL_E_BUFFER_TOO_SMALL;
-    size_t n = raw ? 0 : bl_thrift_write_bloom_header(buf, (int32_t)f->nbytes);
+    plan->header_len = raw ? 0 : bl_thrift_write_bloom_header(plan->header, (int32_t)f->nbytes);
     /* The payload already is the Parquet bitset: little-endian 32-bit words, block after block. */
-    memcpy(buf + n, f->data, f->nbytes);
-    *written = n + f->nbytes;
+    plan->payload = f->data;
+    plan->payload_len = f->nbytes;
+    plan->convert = NULL;
     return BL_OK;
 }
 

@@ -2,6 +2,11 @@
 /* Compatibility formats: Parquet split-block filters (thrift header + bitset) and Guava streams. */
 #include "test_util.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include "compat.h"
 #include "format_test.h"
 #include "internal.h"
 #include "thrift_compact.h"
@@ -696,6 +701,191 @@ static void test_guava_malformed(void **state)
     }
 }
 
+/* ---- Streams and files: bl_export_fd, bl_export_save ---------------------------------------- */
+
+/* Exports of several sizes per format: Guava's of 1 word, of a few, of 2.5 MiB in 3 pieces (its
+ * words are converted 1 MiB at a time, the last piece partial); Parquet's of 32 bytes to 4 MiB. */
+static const struct {
+    bl_foreign_format format;
+    uint64_t bits;
+    size_t keys;
+} stream_cases[] = {
+    {BL_FORMAT_GUAVA, 64, 3},
+    {BL_FORMAT_GUAVA, 64 * 5, 20},
+    {BL_FORMAT_GUAVA, 64 * 333331, 200000},
+    {BL_FORMAT_PARQUET, 32 * 8, 5},
+    {BL_FORMAT_PARQUET, (1u << 20) * 8, 100000},
+    {BL_FORMAT_PARQUET_RAW, 32 * 8, 5},
+    {BL_FORMAT_PARQUET_RAW, (4u << 20) * 8, 100000},
+};
+
+/* The filter of a case, with keys in it: every byte of the export is worth comparing. */
+static bl_filter *stream_filter(size_t i, uint64_t *rng)
+{
+    const bool guava = stream_cases[i].format == BL_FORMAT_GUAVA;
+    bl_filter *f = geometry(guava ? BL_LAYOUT_CLASSIC : BL_LAYOUT_SBBF, stream_cases[i].bits,
+                            guava ? 5 : 8, 0, NULL);
+    uint64_t *keys = malloc(stream_cases[i].keys * sizeof *keys);
+    assert_non_null(keys);
+    for (size_t j = 0; j < stream_cases[i].keys; j++)
+        keys[j] = tu_next(rng);
+    assert_int_equal(bl_add_u64_batch(f, keys, stream_cases[i].keys), BL_OK);
+    free(keys);
+    return f;
+}
+
+/* A temporary directory for the files of a test, and a name in it. */
+static void stream_dir(char (*dir)[256], char (*path)[300], const char *name)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(*dir, sizeof *dir, "%s/bl_compat_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(*dir));
+    snprintf(*path, sizeof *path, "%s/%s", *dir, name);
+}
+
+/* bl_export_fd writes bl_export's bytes in order from the descriptor's position: into a pipe
+ * (a child writes, this process reads), into a file after bytes already there; bl_export_save's
+ * file holds them exactly; and any split of the export into pieces gives them back. */
+static void test_export_streams(void **state)
+{
+    (void)state;
+    uint64_t rng = g_seed ^ 0x5717ea;
+    char dir[256], path[300];
+    stream_dir(&dir, &path, "export.out");
+    for (size_t i = 0; i < BL_ARRAY_LEN(stream_cases); i++) {
+        const bl_foreign_format fmt = stream_cases[i].format;
+        bl_filter *f = stream_filter(i, &rng);
+        size_t len;
+        uint8_t *want = export_all(f, fmt, &len);
+
+        int from_child, to_parent;
+        pid_t pid = tu_fork_piped(&from_child, &to_parent);
+        if (pid == 0)
+            _exit(bl_export_fd(f, fmt, to_parent) == BL_OK ? 0 : 1);
+        size_t got_len = 0;
+        uint8_t *got = tu_child_output(pid, from_child, &got_len);
+        if (got_len != len || memcmp(got, want, len) != 0)
+            fail_msg("case %zu: bl_export_fd through a pipe: %zu bytes, not bl_export's %zu", i,
+                     got_len, len);
+        free(got);
+
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "ahead", 5), 5);
+        assert_int_equal(bl_export_fd(f, fmt, fd), BL_OK);
+        assert_int_equal(close(fd), 0);
+        got = ft_read_file(path, &got_len);
+        assert_int_equal(got_len, 5 + len);
+        assert_memory_equal(got, "ahead", 5);
+        if (memcmp(got + 5, want, len) != 0)
+            fail_msg("case %zu: bl_export_fd after bytes in a file differs from bl_export", i);
+        free(got);
+
+        assert_int_equal(bl_export_save(f, fmt, path), BL_OK);
+        got = ft_read_file(path, &got_len);
+        assert_int_equal(got_len, len);
+        if (memcmp(got, want, len) != 0)
+            fail_msg("case %zu: bl_export_save's file differs from bl_export", i);
+        free(got);
+
+        /* Pieces of any length at any offset: single bytes and odd lengths cut Guava's words
+         * and the header anywhere. */
+        bl_export_plan plan;
+        assert_int_equal(bl_export_plan_of(f, fmt, &plan), BL_OK);
+        assert_int_equal(plan.header_len + plan.payload_len, len);
+        got = malloc(len);
+        assert_non_null(got);
+        memset(got, 0xa5, len);
+        for (size_t off = 0, n; off < len; off += n) {
+            const uint64_t r = tu_next(&rng);
+            n = r % 4 == 0 ? (size_t)(r >> 8) % 17 : (size_t)(r >> 8) % (len / 3 + 2);
+            n = n < len - off ? n : len - off;
+            bl_export_piece(&plan, got + off, off, n);
+        }
+        if (memcmp(got, want, len) != 0)
+            fail_msg("case %zu: the export in random pieces differs from bl_export", i);
+        free(got);
+        free(want);
+        bl_free(f);
+    }
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* The refusals of bl_export_size, before anything is written or any file made; bad arguments;
+ * a write that fails (a pipe with no reader: EPIPE), at the first write and after a few pieces. */
+static void test_export_stream_errors(void **state)
+{
+    (void)state;
+    char dir[256], path[300];
+    stream_dir(&dir, &path, "refused.out");
+    bl_filter *cl = geometry(BL_LAYOUT_CLASSIC, 64 * 333331, 5, 0, NULL);
+    bl_filter *pq = geometry(BL_LAYOUT_SBBF, 1024 * 8, 8, 0, NULL);
+    bl_filter *seeded = geometry(BL_LAYOUT_CLASSIC, 1024, 5, 42, NULL);
+    bl_filter *odd = geometry(BL_LAYOUT_SBBF, 96 * 8, 8, 0, NULL);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    const struct {
+        const bl_filter *f;
+        bl_foreign_format fmt;
+        bl_status want;
+    } refused[] = {{NULL, BL_FORMAT_GUAVA, BL_E_INVALID},
+                   {cl, (bl_foreign_format)99, BL_E_INVALID},
+                   {cl, BL_FORMAT_PARQUET, BL_E_UNSUPPORTED},
+                   {pq, BL_FORMAT_GUAVA, BL_E_UNSUPPORTED},
+                   {seeded, BL_FORMAT_GUAVA, BL_E_UNSUPPORTED},
+                   {odd, BL_FORMAT_PARQUET_RAW, BL_E_UNSUPPORTED}};
+    for (size_t i = 0; i < BL_ARRAY_LEN(refused); i++) {
+        assert_int_equal(bl_export_fd(refused[i].f, refused[i].fmt, p[1]), refused[i].want);
+        assert_int_equal(bl_export_save(refused[i].f, refused[i].fmt, path), refused[i].want);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    close(p[1]);
+    uint8_t byte;
+    assert_int_equal(read(p[0], &byte, 1), 0); /* nothing was written */
+    close(p[0]);
+    assert_int_equal(bl_export_fd(cl, BL_FORMAT_GUAVA, -1), BL_E_INVALID);
+    assert_int_equal(bl_export_save(cl, BL_FORMAT_GUAVA, NULL), BL_E_INVALID);
+
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    static const bl_foreign_format fmts[] = {BL_FORMAT_PARQUET, BL_FORMAT_PARQUET_RAW,
+                                             BL_FORMAT_GUAVA};
+    for (size_t i = 0; i < BL_ARRAY_LEN(fmts); i++) {
+        assert_int_equal(pipe(p), 0);
+        close(p[0]);
+        errno = 0;
+        assert_int_equal(bl_export_fd(fmts[i] == BL_FORMAT_GUAVA ? cl : pq, fmts[i], p[1]),
+                         BL_E_IO);
+        assert_int_equal(errno, EPIPE);
+        close(p[1]);
+    }
+    /* The reader leaves after the first piece and a half of a 2.5 MiB Guava export. */
+    int from_child, to_parent;
+    pid_t pid = tu_fork_piped(&from_child, &to_parent);
+    if (pid == 0) {
+        errno = 0;
+        const bl_status st = bl_export_fd(cl, BL_FORMAT_GUAVA, to_parent);
+        _exit(st == BL_E_IO && errno == EPIPE ? 0 : 1);
+    }
+    uint8_t *buf = malloc(3u << 19);
+    assert_non_null(buf);
+    size_t got = 0;
+    while (got < (3u << 19)) {
+        const ssize_t r = read(from_child, buf + got, (3u << 19) - got);
+        assert_true(r > 0);
+        got += (size_t)r;
+    }
+    free(buf);
+    close(from_child);
+    tu_wait_ok(pid);
+    signal(SIGPIPE, old);
+    bl_free(cl);
+    bl_free(pq);
+    bl_free(seeded);
+    bl_free(odd);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* ---- Fuzz corpus and regressions of bl_import ------------------------------------------------ */
 
 static void replay_import(const char *path, const uint8_t *buf, size_t len)
@@ -741,6 +931,8 @@ int main(void)
         cmocka_unit_test(test_guava_roundtrip),
         cmocka_unit_test(test_guava_export_refusals),
         cmocka_unit_test(test_guava_malformed),
+        cmocka_unit_test(test_export_streams),
+        cmocka_unit_test(test_export_stream_errors),
         cmocka_unit_test(test_fuzz_import_corpus_and_regressions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

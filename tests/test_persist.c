@@ -479,43 +479,6 @@ static void test_save_disk_full_keeps_old_file(void **state)
     bl_free(g);
 }
 
-/* fork() with a pipe from the child to this process: the child gets 0 and writes into *to_parent,
- * this process its pid and reads from *from_child (each end closed where it is not used). */
-static pid_t fork_piped(int *from_child, int *to_parent)
-{
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    fflush(stdout);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    close(pid == 0 ? p[0] : p[1]);
-    *from_child = pid == 0 ? -1 : p[0];
-    *to_parent = pid == 0 ? p[1] : -1;
-    return pid;
-}
-
-/* All of fd's bytes until its writer closes it. */
-static uint8_t *read_to_end(int fd, size_t *len)
-{
-    size_t cap = 1 << 16;
-    uint8_t *buf = malloc(cap);
-    assert_non_null(buf);
-    *len = 0;
-    for (;;) {
-        if (*len == cap) {
-            buf = realloc(buf, cap *= 2);
-            assert_non_null(buf);
-        }
-        ssize_t r = read(fd, buf + *len, cap - *len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        assert_true(r >= 0);
-        if (r == 0)
-            return buf;
-        *len += (size_t)r;
-    }
-}
-
 /* bl_save_fd writes bl_serialize's bytes in order, from the fd's position: into a pipe (it cannot
  * seek; a child writes, this process reads), into a file after bytes already there; refuses bad
  * arguments and reports a write that fails (a pipe with no reader: EPIPE). */
@@ -537,15 +500,11 @@ static void test_save_fd_streams(void **state)
         assert_int_equal(bl_serialize(f, ser, slen, NULL), BL_OK);
 
         int from_child, to_parent;
-        pid_t pid = fork_piped(&from_child, &to_parent);
+        pid_t pid = tu_fork_piped(&from_child, &to_parent);
         if (pid == 0)
             _exit(bl_save_fd(f, to_parent) == BL_OK ? 0 : 1);
         size_t got_len = 0;
-        uint8_t *got = read_to_end(from_child, &got_len);
-        close(from_child);
-        int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        uint8_t *got = tu_child_output(pid, from_child, &got_len);
         assert_int_equal(got_len, slen);
         assert_memory_equal(got, ser, slen);
         free(got);
@@ -720,7 +679,7 @@ static void test_kill_during_save(void **state)
     uint8_t *res = malloc(KILL_BASE_KEYS * 4);
     for (int round = 0; round < 4; round++) {
         int from_child, to_parent;
-        pid_t pid = fork_piped(&from_child, &to_parent);
+        pid_t pid = tu_fork_piped(&from_child, &to_parent);
         if (pid == 0)
             kill_child(path, to_parent);
         char c;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers shared by the cmocka tests: seeded random keys, kernel lists, filter builders. */
+/* Helpers shared by the cmocka tests: seeded random keys, kernel lists, filter builders, a child
+ * process writing into a pipe. */
 #ifndef BL_TEST_UTIL_H
 #define BL_TEST_UTIL_H
 
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -147,6 +151,60 @@ static inline size_t tu_key(uint64_t *state, uint8_t *buf, size_t maxlen)
         memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
     }
     return len;
+}
+
+/* fork() with a pipe from the child to this process: the child gets 0 and writes into *to_parent,
+ * this process its pid and reads from *from_child (each end closed where it is not used). */
+static inline pid_t tu_fork_piped(int *from_child, int *to_parent)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    close(pid == 0 ? p[0] : p[1]);
+    *from_child = pid == 0 ? -1 : p[0];
+    *to_parent = pid == 0 ? p[1] : -1;
+    return pid;
+}
+
+/* Wait for a child, which must have exited with status 0. */
+static inline void tu_wait_ok(pid_t pid)
+{
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* All of fd's bytes until its writer closes it. */
+static inline uint8_t *tu_read_to_end(int fd, size_t *len)
+{
+    size_t cap = 1 << 16;
+    uint8_t *buf = malloc(cap);
+    assert_non_null(buf);
+    *len = 0;
+    for (;;) {
+        if (*len == cap) {
+            buf = realloc(buf, cap *= 2);
+            assert_non_null(buf);
+        }
+        ssize_t r = read(fd, buf + *len, cap - *len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        assert_true(r >= 0);
+        if (r == 0)
+            return buf;
+        *len += (size_t)r;
+    }
+}
+
+/* All that the child of tu_fork_piped wrote, once it has exited with status 0. */
+static inline uint8_t *tu_child_output(pid_t pid, int from_child, size_t *len)
+{
+    uint8_t *buf = tu_read_to_end(from_child, len);
+    close(from_child);
+    tu_wait_ok(pid);
+    return buf;
 }
 
 #endif

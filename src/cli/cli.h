@@ -46,8 +46,10 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
  * of the process's own open descriptors (/dev/stderr, /dev/fd/3, ...; directly or behind links):
  * an output written into as it stands, not a file a save replaces. */
 bool cli_is_stream(const char *path);
-/* Write bytes to such an output, or to standard output for "-". */
-int cli_write_stream(const char *path, const void *data, size_t len);
+/* Write a filter into such an output (standard output for "-") from the filter, with no copy of
+ * it: in the file format (bl_save_fd), or exported in *format (bl_export_fd) when format is not
+ * NULL. 0, or -1 after a message. */
+int cli_write_stream(const char *path, const bl_filter *f, const bl_foreign_format *format);
 /* Write all of buf to fd, retrying short writes. */
 int cli_write_all(int fd, const void *buf, size_t len);
 /* Open a filter: mapped read-only (and verified unless told not to) or loaded mutable; info

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,16 +53,11 @@ int cli_cmd_export(int argc, char **argv)
         return CLI_EXIT_ERROR;
     /* Standard output, a device or a FIFO is written into; a file is replaced atomically. */
     const bool stream = cli_is_stream(out);
-    size_t size = 0;
-    unsigned char *buf = NULL;
     bl_status st;
     errno = 0;
     if (stream) {
-        st = bl_export_size(f, fmt, &size);
-        if (st == BL_OK) {
-            buf = cli_malloc(size);
-            st = bl_export(f, fmt, buf, size, &size);
-        }
+        size_t size;
+        st = bl_export_size(f, fmt, &size); /* a refusal opens no output */
     } else {
         sigset_t saved;
         cli_hold_termination(&saved);
@@ -93,9 +87,8 @@ int cli_cmd_export(int argc, char **argv)
         else
             cli_status_error(path, "cannot export", st);
     } else if (stream) {
-        rc = cli_write_stream(out, buf, size);
+        rc = cli_write_stream(out, f, &fmt);
     }
-    free(buf);
     bl_free(f);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }

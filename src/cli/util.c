@@ -256,18 +256,21 @@ static const char *stream_name(const char *path)
     return strcmp(path, "-") == 0 ? "standard output" : path;
 }
 
-int cli_write_stream(const char *path, const void *data, size_t len)
+int cli_write_stream(const char *path, const bl_filter *f, const bl_foreign_format *format)
 {
     bool own;
     const int fd = open_stream(path, &own);
     if (fd < 0)
         return -1;
-    int rc = cli_write_all(fd, data, len);
-    if (!own && close(fd) != 0)
-        rc = -1;
-    if (rc != 0)
-        cli_error("%s: write error: %s", stream_name(path), strerror(errno));
-    return rc;
+    errno = 0;
+    bl_status s = format != NULL ? bl_export_fd(f, *format, fd) : bl_save_fd(f, fd);
+    if (!own && close(fd) != 0 && s == BL_OK)
+        s = BL_E_IO;
+    if (s != BL_OK) {
+        const char *what = format != NULL ? "cannot write" : "cannot save filter";
+        cli_status_error(stream_name(path), what, s);
+    }
+    return s == BL_OK ? 0 : -1;
 }
 
 int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
@@ -335,19 +338,8 @@ void cli_release_termination(const sigset_t *saved)
 
 int cli_save_filter(const bl_filter *f, const char *path)
 {
-    if (cli_is_stream(path)) { /* bl_save replaces files only */
-        bool own;
-        const int fd = open_stream(path, &own);
-        if (fd < 0)
-            return -1;
-        errno = 0;
-        bl_status s = bl_save_fd(f, fd); /* no copy of the filter */
-        if (!own && close(fd) != 0 && s == BL_OK)
-            s = BL_E_IO;
-        if (s != BL_OK)
-            cli_status_error(stream_name(path), "cannot save filter", s);
-        return s == BL_OK ? 0 : -1;
-    }
+    if (cli_is_stream(path)) /* bl_save replaces files only */
+        return cli_write_stream(path, f, NULL);
     sigset_t saved;
     cli_hold_termination(&saved);
     errno = 0;

@@ -397,6 +397,28 @@ expect_status "add to a private filter" 0 "$B" add private.blf part1.txt
 check "add keeps the filter's mode" test "$(stat -c %a private.blf)" = 600
 expect_status "export to stdout" 0 "$B" export cl.blf --format guava -o -
 check "export to stdout: same bytes" cmp -s out cl.guava
+# Streams get the export written from the filter (bl_export_fd): the bytes of the file export,
+# for each format, and for a Guava export of several of the 1 MiB pieces it is converted in.
+expect_status "export parquet to stdout" 0 "$B" export pq.blf --format parquet -o -
+check "export parquet to stdout: same bytes" cmp -s out pq.bin
+expect_status "export parquet-raw to stdout" 0 "$B" export pq.blf --format parquet-raw -o -
+check "export parquet-raw to stdout: same bytes" cmp -s out pq.raw
+"$B" build -q -l classic --bits 20000000 -o cl3.blf pos.txt
+expect_status "export 2.5 MB guava" 0 "$B" export cl3.blf --format guava -o cl3.guava
+"$B" export cl3.blf --format guava -o - | cat > cl3.piped
+check "export 2.5 MB guava through a pipe: same bytes" cmp -s cl3.piped cl3.guava
+expect_status "import the piped guava export" 0 "$B" import --format guava cl3.piped -o cl3i.blf
+expect_status "query the piped guava export" 0 "$B" query cl3i.blf pos.txt
+check "piped guava export: every key" cmp -s out pos.txt
+(trap '' PIPE; "$B" export cl3.blf --format guava -o - 2> err | head -c 10 > /dev/null
+ exit "${PIPESTATUS[0]}"); st=$?
+check "export into a closed pipe: status 2 (got $st)" test "$st" -eq 2
+check "export into a closed pipe: message" grep -q "standard output: cannot write: Broken pipe" err
+if [ -w /dev/full ]; then
+    expect_error "export to /dev/full" "/dev/full: cannot write: No space left" \
+        "$B" export cl3.blf --format guava -o /dev/full
+fi
+rm -f cl3.blf cl3.guava cl3.piped cl3i.blf
 # A FIFO or a device is written into as it stands, directly or behind a link (/dev/stdout is one);
 # renaming over them had made plain files of them (/dev/null itself, for root).
 mkfifo out.fifo
@@ -485,6 +507,9 @@ fi
 expect_error "export blocked as parquet" "sbbf" "$B" export f.blf --format parquet -o x.bin
 expect_error "export classic as parquet" "sbbf" "$B" export cl.blf --format parquet -o x.bin
 expect_error "export sbbf as guava" "classic" "$B" export pq.blf --format guava -o x.bin
+# A refused export opens no stream: into a FIFO with no reader, opening it would wait for one.
+expect_error "export sbbf as guava into a FIFO" "classic" \
+    timeout 10 "$B" export pq.blf --format guava -o out.fifo
 # A seed other than 0 is named as the reason: Parquet and Guava hash with seed 0 (the size is fine).
 "$B" build -l sbbf --bits 8192 --seed 7 -o pq7.blf pq.txt
 expect_error "export seeded sbbf as parquet" "hash seed is 7" "$B" export pq7.blf --format parquet -o x.bin
