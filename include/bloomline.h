@@ -38,10 +38,10 @@ extern "C" {
  *   built by several threads at once with bl_add_hash_batch_part, each thread owning one part
  *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
  * - Functions never print or abort. They allocate only to create, load, map, deserialize,
- *   import or clone a filter, for bl_save's header block and its temporary file's name (and
- *   bl_export_save's), for the 1 MiB piece in which bl_export_save and bl_export_fd convert a
- *   Guava export, and when adds or unions give a scalable filter new stages; a failed
- *   allocation is BL_E_NOMEM.
+ *   import or clone a filter, for the header block of bl_save and bl_save_fd, for the temporary
+ *   file's name of bl_save and bl_export_save, for the 1 MiB piece in which bl_export_save and
+ *   bl_export_fd convert a Guava export, and when adds or unions give a scalable filter new
+ *   stages; a failed allocation is BL_E_NOMEM.
  */
 
 /* Every function that can fail returns a bl_status. Codes are appended, never renumbered. */
