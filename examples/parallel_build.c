@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A parallel build without atomics: each thread hashes its share of the keys, then adds the
  * hashes of every thread that fall in its own part of the filter. */
+#define _POSIX_C_SOURCE 200809L /* pthread_barrier_t, which strict -std=c11 hides */
+
 #include <bloomline.h>
 #include <pthread.h>
 #include <stdio.h>

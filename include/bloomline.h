@@ -111,7 +111,7 @@ typedef struct bl_params {
     double tightening;       /* scalable: each stage's rate is this times the previous (default 0.5).
                                 Smaller values make later stages dear fast, as blocked lines need
                                 ever more bits at tiny rates: after 10 stages (p = 0.01, growth 2)
-                                the chain averages 28 bits/key at 0.5, 126 at 0.1, 3400 at 0.01.
+                                the chain averages 28 bits/key at 0.5, 123 at 0.1, 3400 at 0.01.
                                 Values so extreme that the second stage could not be sized or
                                 counted are BL_E_INVALID. A chain grows until its next stage is
                                 too large (BL_E_TOO_LARGE) or cannot be allocated (BL_E_NOMEM):
@@ -126,7 +126,8 @@ typedef struct bl_filter bl_filter;
 
 /* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key).
  * BL_E_INVALID also when bits_per_key (or a forced k) is so small that the layout's model rate
- * at expected_keys is 1: such a filter would answer yes to every key. BL_E_TOO_LARGE when no
+ * at expected_keys is exactly 1: such a filter would answer yes to every key (a rate just below
+ * 1, say 0.9999, is accepted: check bl_get_info's design_fpp). BL_E_TOO_LARGE when no
  * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9 for 10^9 keys;
  * for 1000 keys the size, about 125 GB, is within the limit: allocating it decides). */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
@@ -218,7 +219,9 @@ BL_API bl_status bl_hash_part(const bl_filter *filter, uint64_t hash, unsigned p
 BL_API bl_status bl_remove(bl_filter *filter, const void *key, size_t len);
 BL_API bl_status bl_remove_u64(bl_filter *filter, uint64_t key);
 BL_API bl_status bl_remove_hash(bl_filter *filter, uint64_t hash);
-/* Batched remove; *absent (may be NULL) receives how many keys were reported not present. */
+/* Batched remove: every key is processed; *absent (may be NULL) receives how many were reported
+ * not present. Returns BL_E_NOT_PRESENT when at least one was (the others are removed), else
+ * BL_OK. */
 BL_API bl_status bl_remove_batch(bl_filter *filter, const void *const *keys, const size_t *lens,
                                  size_t n, size_t *absent);
 BL_API bl_status bl_remove_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n,

@@ -190,7 +190,8 @@ int cli_parse_delim(const char *s, unsigned char *out)
         *out = (unsigned char)(hexval(s[2]) * 16 + hexval(s[3]));
         return 0;
     }
-    cli_usage_error("-d: '%s' is not a delimiter (one byte, or \\t, \\0, \\\\, \\xHH)", s);
+    cli_usage_error("-d: '%s' is not a delimiter (one byte, tab, space, \\t, \\0, \\\\, \\xHH)",
+                    s);
     return -1;
 }
 

@@ -42,9 +42,10 @@ static const char help_build[] =
     "rate then rises past the one designed for).\n"
     "\n"
     "  -o, --output FILTER     the filter file to write (required; '-' for standard output)\n"
-    "  -n, --keys N            size for N distinct keys (accepts 10M, 1e7). Without it, regular\n"
-    "                          files are counted first (a fast pass); a stream (stdin, a pipe)\n"
-    "                          grows a scalable filter instead (blocked layout only)\n"
+    "  -n, --keys N            size for N distinct keys (10M, 1e7; K M G T are powers of 1000).\n"
+    "                          Without it, regular files are counted first (a fast pass); a\n"
+    "                          stream (stdin, a pipe) grows a scalable filter instead (blocked\n"
+    "                          layout only)\n"
     "  -p, --fpp P             target false-positive rate, 0 < P < 1 (default 0.01)\n"
     "  -b, --bits-per-key B    size by bits per key instead of by rate\n"
     "  -l, --layout L          blocked (default: one cache line per key), sbbf (Parquet),\n"
@@ -69,7 +70,7 @@ static const char help_add[] =
     "\n"
     "  -t, --threads T     worker threads (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
-    "  -d, --delimiter D   field delimiter (default tab)\n"
+    "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
     "  -q, --quiet         no progress line\n";
 
 static const char help_query[] =
@@ -86,7 +87,7 @@ static const char help_query[] =
     "                      when there are several, as grep -c)\n"
     "  -t, --threads T     worker threads (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
-    "  -d, --delimiter D   field delimiter (default tab)\n"
+    "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
     "      --no-verify     skip the payload checksum (for very large filters)\n"
     "  -q, --quiet         no progress line (shown only when stderr is a terminal and the\n"
     "                      lines are not printed on one)\n"
@@ -99,7 +100,7 @@ static const char help_info[] =
     "Show a filter's layout, size in bits and bytes, k, designed capacity and rate, keys\n"
     "added, fill ratio, estimated distinct keys and current expected rate, hash scheme and\n"
     "seed, format version, the kernel this machine would use, and the stages of a scalable\n"
-    "filter. Verifies the checksum.\n"
+    "filter. Verifies the checksum: a corrupt file is an error (status 2), not a report.\n"
     "\n"
     "  -j, --json   machine-readable output\n";
 
@@ -119,7 +120,7 @@ static const char help_intersect[] =
     "filters cannot be intersected.\n";
 
 static const char help_export[] =
-    "usage: bloomline export FILTER --format parquet|parquet-raw|guava -o OUT\n"
+    "usage: bloomline export FILTER -F|--format parquet|parquet-raw|guava -o|--output OUT\n"
     "\n"
     "Write FILTER in a foreign format to OUT, replaced atomically ('-o -', a device or a FIFO\n"
     "is written into):\n"
@@ -128,7 +129,7 @@ static const char help_export[] =
     "  guava         Guava's BloomFilter.writeTo stream (classic filters)\n";
 
 static const char help_import[] =
-    "usage: bloomline import --format parquet|parquet-raw|guava IN -o FILTER\n"
+    "usage: bloomline import -F|--format parquet|parquet-raw|guava IN -o|--output FILTER\n"
     "\n"
     "Read a foreign filter (IN may be '-') and save it as a bloomline filter file (FILTER may\n"
     "be '-' too). The key count is not in those formats: info shows it as unknown.\n";
