@@ -227,7 +227,7 @@ int cli_run(cli_job *job);
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
                     bool *regular);
 
-/* ---- feed.c: keys into a filter (build and add) ---------------------------------------------- */
+/* ---- feed.c: keys into a filter (build, add) or out of it (remove) ------------------------- */
 
 typedef struct cli_feed_opts {
     bl_layout layout; /* the filter's */
@@ -236,6 +236,7 @@ typedef struct cli_feed_opts {
     cli_field field;
     unsigned threads;
     bool quiet;
+    uint64_t *absent; /* remove (counting filters) when not NULL: counts keys not in the filter */
 } cli_feed_opts;
 
 int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed);
@@ -246,6 +247,7 @@ void cli_warn_capacity(const char *path, const bl_filter *f);
 
 int cli_cmd_build(int argc, char **argv);
 int cli_cmd_add(int argc, char **argv);
+int cli_cmd_remove(int argc, char **argv);
 int cli_cmd_query(int argc, char **argv);
 int cli_cmd_info(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);

@@ -268,7 +268,7 @@ int cli_cmd_build(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     warn_useless_design(&o, f, keys);
-    cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet};
+    cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet, NULL};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, o.out);

@@ -17,19 +17,36 @@ typedef struct feed_ctx {
     const cli_feed_opts *o;
     cli_lines *lines; /* one per worker */
     bool by_bytes;    /* classic: its hash of a key's bytes is not a function of bl_hash */
-    bool in_order;    /* scalable */
+    bool in_order;    /* scalable; and removes, whose "not present" answers depend on order */
     pthread_mutex_t lock;
     uint64_t keys;
+    uint64_t absent; /* removes of keys the filter shows were never added */
     uint64_t short_lines;
     size_t short_first_file;
     bl_status err;
     cli_progress *progress;
 } feed_ctx;
 
+/* A counting filter's removes, key by key: one that is provably absent changes nothing and is
+ * counted, the others go on. */
+static bl_status remove_hashes(feed_ctx *x, const cli_lines *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const bl_status st = bl_remove_hash(x->f, l->hash[i]);
+        if (st == BL_E_NOT_PRESENT)
+            x->absent++;
+        else if (st != BL_OK)
+            return st;
+    }
+    return BL_OK;
+}
+
 static int add_lines(feed_ctx *x, const cli_lines *l, const cli_chunk *c)
 {
     bl_status st = BL_OK;
-    if (l->n > 0)
+    if (l->n > 0 && x->o->absent != NULL)
+        st = remove_hashes(x, l);
+    else if (l->n > 0)
         st = x->by_bytes ? bl_add_batch(x->f, l->key, l->len, l->n)
                          : bl_add_hash_batch(x->f, l->hash, l->n);
     if (st != BL_OK) {
@@ -73,7 +90,7 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
     x.f = f;
     x.o = o;
     x.by_bytes = o->layout == BL_LAYOUT_CLASSIC;
-    x.in_order = o->layout == BL_LAYOUT_SCALABLE;
+    x.in_order = o->layout == BL_LAYOUT_SCALABLE || o->absent != NULL;
     x.lines = calloc(o->threads, sizeof *x.lines);
     if (x.lines == NULL)
         return -1;
@@ -91,7 +108,7 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
                    .progress = &prog};
     int rc = cli_run(&job);
     if (x.err != BL_OK) {
-        cli_error("adding keys: %s", bl_strerror(x.err));
+        cli_error("%s keys: %s", o->absent != NULL ? "removing" : "adding", bl_strerror(x.err));
         rc = -1;
     }
     if (rd.errors > 0)
@@ -109,6 +126,8 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
     pthread_mutex_destroy(&x.lock);
     if (keys_fed)
         *keys_fed = x.keys;
+    if (o->absent != NULL)
+        *o->absent = x.absent;
     return rc;
 }
 

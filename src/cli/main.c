@@ -17,6 +17,7 @@ static const char overview[] =
     "commands:\n"
     "  build      build a filter from keys:         bloomline build -o F [INPUT...]\n"
     "  add        add keys to a filter file:        bloomline add F [INPUT...]\n"
+    "  remove     remove keys (counting filters):   bloomline remove F [INPUT...]\n"
     "  query      print lines whose key may be in:  bloomline query F [INPUT...]\n"
     "  info       describe a filter file:           bloomline info F [--json]\n"
     "  merge      union of filters:                 bloomline merge -o OUT F1 F2...\n"
@@ -69,6 +70,20 @@ static const char help_add[] =
     "goes past the number of keys it was designed for (its rate then rises).\n"
     "\n"
     "  -t, --threads T     worker threads (default: the physical cores)\n"
+    "  -f, --field N       the key is the N-th field (1-based)\n"
+    "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "  -q, --quiet         no progress line\n";
+
+static const char help_remove[] =
+    "usage: bloomline remove FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [INPUT...]\n"
+    "\n"
+    "Remove keys from a counting filter file (build -l counting) and save it atomically; other\n"
+    "layouts cannot remove a key without losing others that share its bits. Remove only keys\n"
+    "that were added: a key the filter shows was never added changes nothing and is counted in\n"
+    "a warning, but one it cannot tell from an added key (a false positive) is removed all the\n"
+    "same, and may then hide keys that were added. Keys are removed in input order.\n"
+    "\n"
+    "  -t, --threads T     worker threads for reading and hashing (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
     "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
     "  -q, --quiet         no progress line\n";
@@ -145,6 +160,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"build", cli_cmd_build, help_build},      {"add", cli_cmd_add, help_add},
+    {"remove", cli_cmd_remove, help_remove},
     {"query", cli_cmd_query, help_query},      {"info", cli_cmd_info, help_info},
     {"merge", cli_cmd_merge, help_merge},      {"intersect", cli_cmd_merge, help_intersect},
     {"export", cli_cmd_export, help_export},   {"import", cli_cmd_import, help_import},

@@ -51,7 +51,7 @@ check "--help text" grep -q "usage: bloomline COMMAND" out
 expect_status "no args" 2 "$B"
 expect_error "unknown command" "unknown command 'frobnicate'" "$B" frobnicate
 expect_error "help of unknown" "no such command" "$B" help frobnicate
-for c in build add query info merge intersect export import; do
+for c in build add remove query info merge intersect export import; do
     expect_status "help $c" 0 "$B" help "$c"
     check "help $c text" grep -q "usage: bloomline $c" out
     expect_status "$c --help" 0 "$B" "$c" --help
@@ -194,6 +194,24 @@ check "-b 10: no warning" test ! -s err
 expect_status "-p 0.9: built" 0 "$B" build -p 0.9 -o useless.blf pos.txt
 check "-p 0.9: no warning" test ! -s err
 rm -f useless.blf
+# remove: keys out of a counting filter, in input order (the same bytes whatever -t), no false
+# negative among the keys kept; keys never added are counted in a warning; other layouts refused
+"$B" build -l counting -o cnt.blf pos.txt
+cp cnt.blf cnt2.blf
+expect_status "remove" 0 "$B" remove -t 1 cnt.blf part1.txt
+check "remove: no warning" test ! -s err
+expect_status "remove, two threads" 0 "$B" remove -t 2 cnt2.blf part1.txt
+check "remove: the same filter whatever -t" cmp -s cnt.blf cnt2.blf
+"$B" query -c cnt.blf part2.txt > out
+check "remove: every kept key still found" test "$(cat out)" -eq "$(wc -l < part2.txt)"
+"$B" query -c cnt.blf part1.txt > out
+check "remove: removed keys mostly gone ($(cat out))" test "$(cat out)" -lt 100
+"$B" info -j cnt.blf > out
+check "remove: keys added counts them out" grep -q '"keys_added": 13000' out
+expect_status "remove of keys never added" 0 "$B" remove cnt.blf part1.txt
+check "remove of keys never added: warns" grep -q "keys were never added" err
+expect_error "remove from a blocked filter" "only counting filters" "$B" remove f.blf part1.txt
+rm -f cnt.blf cnt2.blf
 # -o naming an input (directly or as standard input) had replaced the keys with the filter
 cp pos.txt keys.copy
 expect_error "build -o an input" "the output is also an input" "$B" build -o keys.copy pos.txt keys.copy
