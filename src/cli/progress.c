@@ -71,8 +71,11 @@ void cli_progress_update(cli_progress *p, uint64_t bytes_done)
                   (double)lines / 1e6, (double)lines / 1e6 / el);
     if (p->total_bytes > 0 && bytes_done > 0 && bytes_done <= p->total_bytes) {
         const double eta = el * (double)(p->total_bytes - bytes_done) / (double)bytes_done;
-        n += snprintf(line + n, sizeof line - (size_t)n, ", ETA %d:%02d", (int)eta / 60,
-                      (int)eta % 60);
+        if (eta < 100 * 3600) /* (int) of an ETA past INT_MAX seconds would be undefined */
+            n += snprintf(line + n, sizeof line - (size_t)n, ", ETA %d:%02d", (int)eta / 60,
+                          (int)eta % 60);
+        else
+            n += snprintf(line + n, sizeof line - (size_t)n, ", ETA over 100 h");
     }
     /* \033[K clears what a longer previous line left behind. */
     fprintf(stderr, "%s\033[K", line);
