@@ -60,7 +60,7 @@ int cli_save_filter(const bl_filter *f, const char *path);
 /* SIGINT, SIGTERM, SIGHUP and SIGQUIT wait while a file is replaced (bl_save, bl_export_save):
  * ended between creating the temporary and renaming it, the process left the temporary, up to
  * the filter's size, beside the target. Released, a held signal ends the process as usual, the
- * save done (or failed cleanly). */
+ * save done (or failed cleanly). Release keeps errno, the save's. */
 void cli_hold_termination(sigset_t *saved);
 void cli_release_termination(const sigset_t *saved);
 

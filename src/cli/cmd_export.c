@@ -62,9 +62,7 @@ int cli_cmd_export(int argc, char **argv)
         sigset_t saved;
         cli_hold_termination(&saved);
         st = bl_export_save(f, fmt, out);
-        const int e = errno;
         cli_release_termination(&saved);
-        errno = e;
     }
     int rc = st == BL_OK ? 0 : -1;
     if (st == BL_E_IO) {

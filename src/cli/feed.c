@@ -16,7 +16,8 @@ typedef struct feed_ctx {
     bl_filter *f;
     const cli_feed_opts *o;
     cli_lines *lines; /* one per worker */
-    bool by_bytes;    /* classic: its hash of a key's bytes is not a function of bl_hash */
+    bool by_bytes;    /* classic: its hash of a key's bytes is not a function of bl_hash;
+                         removes: bl_remove_batch hashes them */
     bool in_order;    /* scalable; and removes, whose "not present" answers depend on order */
     pthread_mutex_t lock;
     uint64_t keys;
@@ -27,25 +28,21 @@ typedef struct feed_ctx {
     cli_progress *progress;
 } feed_ctx;
 
-/* A counting filter's removes, key by key: one that is provably absent changes nothing and is
- * counted, the others go on. */
-static bl_status remove_hashes(feed_ctx *x, const cli_lines *l)
+/* A counting filter's removes: bl_remove_batch takes every key, leaving those it shows were
+ * never added as they were and counting them (BL_E_NOT_PRESENT is that count, not a failure). */
+static bl_status remove_lines(feed_ctx *x, const cli_lines *l)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        const bl_status st = bl_remove_hash(x->f, l->hash[i]);
-        if (st == BL_E_NOT_PRESENT)
-            x->absent++;
-        else if (st != BL_OK)
-            return st;
-    }
-    return BL_OK;
+    size_t absent = 0;
+    const bl_status st = bl_remove_batch(x->f, l->key, l->len, l->n, &absent);
+    x->absent += absent;
+    return st == BL_E_NOT_PRESENT ? BL_OK : st;
 }
 
 static int add_lines(feed_ctx *x, const cli_lines *l, const cli_chunk *c)
 {
     bl_status st = BL_OK;
     if (l->n > 0 && x->o->absent != NULL)
-        st = remove_hashes(x, l);
+        st = remove_lines(x, l);
     else if (l->n > 0)
         st = x->by_bytes ? bl_add_batch(x->f, l->key, l->len, l->n)
                          : bl_add_hash_batch(x->f, l->hash, l->n);
@@ -89,7 +86,7 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
     memset(&x, 0, sizeof x);
     x.f = f;
     x.o = o;
-    x.by_bytes = o->layout == BL_LAYOUT_CLASSIC;
+    x.by_bytes = o->layout == BL_LAYOUT_CLASSIC || o->absent != NULL;
     x.in_order = o->layout == BL_LAYOUT_SCALABLE || o->absent != NULL;
     x.lines = calloc(o->threads, sizeof *x.lines);
     if (x.lines == NULL)

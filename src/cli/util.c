@@ -333,7 +333,9 @@ void cli_hold_termination(sigset_t *saved)
 
 void cli_release_termination(const sigset_t *saved)
 {
+    const int e = errno; /* the save's, for its message */
     pthread_sigmask(SIG_SETMASK, saved, NULL);
+    errno = e;
 }
 
 int cli_save_filter(const bl_filter *f, const char *path)
@@ -344,9 +346,7 @@ int cli_save_filter(const bl_filter *f, const char *path)
     cli_hold_termination(&saved);
     errno = 0;
     bl_status s = bl_save(f, path);
-    const int e = errno;
     cli_release_termination(&saved);
-    errno = e;
     if (s != BL_OK) {
         cli_status_error(path, "cannot save filter", s);
         return -1;
