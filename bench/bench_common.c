@@ -5,6 +5,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -283,42 +284,198 @@ void bb_touch(void *p, size_t bytes)
 
 /* ---- Arguments ---------------------------------------------------------------------------- */
 
+/* The whole string as a number: strtod alone stops at the first character it cannot read. */
+static bool parse_real(const char *s, double *out)
+{
+    char *end;
+    if (s == NULL || *s == 0)
+        return false;
+    *out = strtod(s, &end);
+    return end != s && *end == 0;
+}
+
 uint64_t bb_parse_count(const char *s)
 {
     if (s == NULL || *s == 0)
         return 0;
+    double v;
     const char *caret = strchr(s, '^');
     if (caret != NULL) {
-        double base = strtod(s, NULL), e = strtod(caret + 1, NULL);
-        double v = pow(base, e);
-        return v >= 1 && v < 1.8e19 ? (uint64_t)v : 0;
-    }
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != 0 || !(v >= 0) || v >= 1.8e19)
+        char base_s[64];
+        double base, e;
+        if ((size_t)(caret - s) >= sizeof base_s)
+            return 0;
+        memcpy(base_s, s, (size_t)(caret - s));
+        base_s[caret - s] = 0;
+        if (!parse_real(base_s, &base) || !parse_real(caret + 1, &e))
+            return 0;
+        v = pow(base, e);
+    } else if (!parse_real(s, &v)) {
         return 0;
-    return (uint64_t)(v + 0.5);
+    }
+    /* A fraction is refused, not rounded: "1.5" keys is a typo, not a request for 2. */
+    if (!(v >= 1) || v >= 1.8e19 || v != floor(v))
+        return 0;
+    return (uint64_t)v;
 }
 
 int bb_parse_list(const char *s, uint64_t *out, int cap, bool pow2)
 {
     int n = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok != NULL && n < cap; tok = strtok(NULL, ",")) {
+    for (const char *p = s;; p++) {
+        const size_t len = strcspn(p, ",");
+        char tok[64];
+        if (len == 0 || len >= sizeof tok || n == cap)
+            return -1;
+        memcpy(tok, p, len);
+        tok[len] = 0;
         uint64_t v;
         if (pow2) { /* an exponent: "abc" read as 0 (one key) and "64" shifted past the width */
-            char *end;
-            const unsigned long e = strtoul(tok, &end, 10);
-            v = end != tok && *end == 0 && e >= 1 && e <= BB_MAX_LOG2_KEYS ? UINT64_C(1) << e : 0;
+            const unsigned long e = strtoul(tok, NULL, 10);
+            v = strspn(tok, "0123456789") == len && e >= 1 && e <= BB_MAX_LOG2_KEYS
+                    ? UINT64_C(1) << e
+                    : 0;
         } else {
             v = bb_parse_count(tok);
         }
         if (v == 0)
             return -1;
         out[n++] = v;
+        p += len;
+        if (*p == 0)
+            return n;
     }
-    return n;
+}
+
+int bb_arg_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (%s --help lists the options)\n", prog);
+    va_end(ap);
+    return 2;
+}
+
+static bool has_value(const char *prog, const char *opt, const char *v)
+{
+    if (v == NULL)
+        bb_arg_error(prog, "%s needs a value", opt);
+    return v != NULL;
+}
+
+bool bb_arg_count(const char *prog, const char *opt, const char *v, uint64_t lo, uint64_t hi,
+                  uint64_t *out)
+{
+    if (!has_value(prog, opt, v))
+        return false;
+    const uint64_t x = bb_parse_count(v);
+    if (x == 0 || x < lo || x > hi) {
+        bb_arg_error(prog, "%s: expected a whole number from %llu to %llu, got '%s'", opt,
+                     (unsigned long long)lo, (unsigned long long)hi, v);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool bb_arg_int(const char *prog, const char *opt, const char *v, int lo, int hi, int *out)
+{
+    uint64_t x;
+    if (!bb_arg_count(prog, opt, v, (uint64_t)lo, (uint64_t)hi, &x))
+        return false;
+    *out = (int)x;
+    return true;
+}
+
+bool bb_arg_real(const char *prog, const char *opt, const char *v, double lo, double hi, bool open,
+                 double *out)
+{
+    if (!has_value(prog, opt, v))
+        return false;
+    double x;
+    if (!parse_real(v, &x) || !(open ? x > lo && x < hi : x >= lo && x <= hi)) {
+        bb_arg_error(prog, "%s: expected a number %s %g %s %g, got '%s'", opt,
+                     open ? "above" : "from", lo, open ? "and below" : "to", hi, v);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool bb_arg_list(const char *prog, const char *opt, const char *v, uint64_t *out, int cap,
+                 bool pow2, uint64_t hi, int *n)
+{
+    if (!has_value(prog, opt, v))
+        return false;
+    int got = bb_parse_list(v, out, cap, pow2);
+    for (int i = 0; i < got; i++)
+        if (out[i] > hi)
+            got = -1;
+    if (got > 0) {
+        *n = got;
+        return true;
+    }
+    if (pow2)
+        bb_arg_error(prog, "%s: expected up to %d comma-separated exponents from 1 to %d, got '%s'",
+                     opt, cap, BB_MAX_LOG2_KEYS, v);
+    else
+        bb_arg_error(prog, "%s: expected up to %d comma-separated whole numbers from 1 to %llu, "
+                     "got '%s'", opt, cap, (unsigned long long)hi, v);
+    return false;
+}
+
+bool bb_arg_string(const char *prog, const char *opt, const char *v, const char **out)
+{
+    if (!has_value(prog, opt, v))
+        return false;
+    *out = v;
+    return true;
+}
+
+bool bb_arg_clock(const char *prog, const char *opt, const char *v)
+{
+    if (!has_value(prog, opt, v))
+        return false;
+    if (!bb_set_clock(v)) {
+        bb_arg_error(prog, "%s: expected cpu or wall, got '%s'", opt, v);
+        return false;
+    }
+    return true;
+}
+
+bool bb_in_list(const char *list, const char *name)
+{
+    if (list == NULL)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
+        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == 0))
+            return true;
+    return false;
+}
+
+bool bb_arg_names(const char *prog, const char *opt, const char *list, const char *const *names,
+                  int n)
+{
+    for (const char *p = list;; p++) {
+        const size_t len = strcspn(p, ",");
+        int i = 0;
+        while (i < n && !(strlen(names[i]) == len && strncmp(p, names[i], len) == 0))
+            i++;
+        if (i == n) {
+            char known[256] = "";
+            for (int j = 0; j < n; j++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         j ? "," : "", names[j]);
+            bb_arg_error(prog, "%s: '%.*s' is not one of %s", opt, (int)len, p, known);
+            return false;
+        }
+        p += len;
+        if (*p == 0)
+            return true;
+    }
 }
 
 FILE *bb_csv_open(const char *path, const char *header)

@@ -133,12 +133,46 @@ void bb_touch(void *p, size_t bytes);
 
 /* ---- Arguments ----------------------------------------------------------------------------- */
 
-/* "1000000", "1e9", "2^27" -> value; 0 on error. */
+/* "1000000", "1e9", "2^27" -> value; 0 on error: not a whole number, anything after it, a
+ * negative or a value past 1.8e19. */
 uint64_t bb_parse_count(const char *s);
 /* A comma-separated list of counts ("16,20" as powers of two when pow2 is true, exponents 1 to
- * BB_MAX_LOG2_KEYS); -1 if an item is not one. */
+ * BB_MAX_LOG2_KEYS); -1 if an item is not one, an item is empty or there are more than cap. */
 #define BB_MAX_LOG2_KEYS 40
 int bb_parse_list(const char *s, uint64_t *out, int cap, bool pow2);
+
+/* Option values, checked whole and against their range. On a missing or bad value these print
+ * "prog: opt: ..." naming the value and what is accepted, and return false: the programs then
+ * exit with status 2 rather than run with a value atoi or atof made up (1e12 read as 1, 5x as
+ * 5) or one the casts that follow would wrap. v is the next argument, NULL if there is none. */
+bool bb_arg_count(const char *prog, const char *opt, const char *v, uint64_t lo, uint64_t hi,
+                  uint64_t *out);
+bool bb_arg_int(const char *prog, const char *opt, const char *v, int lo, int hi, int *out);
+/* A number in [lo, hi], or in (lo, hi) when open. */
+bool bb_arg_real(const char *prog, const char *opt, const char *v, double lo, double hi, bool open,
+                 double *out);
+/* bb_parse_list with the message; every item also at most hi. */
+bool bb_arg_list(const char *prog, const char *opt, const char *v, uint64_t *out, int cap,
+                 bool pow2, uint64_t hi, int *n);
+/* Any string (a file name, a list checked later). */
+bool bb_arg_string(const char *prog, const char *opt, const char *v, const char **out);
+/* "cpu" or "wall" (bb_set_clock). */
+bool bb_arg_clock(const char *prog, const char *opt, const char *v);
+/* Whether a comma-separated list names only names[0..n): an unknown name would otherwise select
+ * nothing and the run would print empty tables and succeed. */
+bool bb_arg_names(const char *prog, const char *opt, const char *list, const char *const *names,
+                  int n);
+/* Whether name is an item of a comma-separated list (NULL: every name is). */
+bool bb_in_list(const char *list, const char *name);
+/* "prog: <message>" and where the options are listed, on stderr; returns 2 (the exit status). */
+int bb_arg_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Bounds of the common options. Reps: BB_MAX_REPS. A larger sample only repeats small filters'
+ * keys more often: 2^30 keys already take seconds a repetition, 2^40 took hours. Bits per key
+ * and the prefetch window are kept where the buffer sizes and the unsigned window cannot wrap. */
+#define BB_MAX_SAMPLE (UINT64_C(1) << 30)
+#define BB_MAX_BITS_PER_KEY 1024
+#define BB_MAX_DIST (1u << 20)
 
 /* Open a CSV for writing; writes the header if the file is new/empty. NULL path gives NULL. */
 FILE *bb_csv_open(const char *path, const char *header);

@@ -57,17 +57,6 @@ typedef struct keyset {
     bb_urls uhit, umiss;
 } keyset;
 
-static bool in_list(const char *list, const char *name)
-{
-    if (list == NULL)
-        return true;
-    size_t len = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
-        if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == 0))
-            return true;
-    return false;
-}
-
 /* Repeat a small sample within each repetition so that every repetition does ~sample keys. */
 static uint64_t loops_for(const config *cfg, size_t s)
 {
@@ -508,20 +497,27 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
 
 /* ---- Main ---------------------------------------------------------------------------------- */
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: bench_filters [--sizes 16,20,24,27] [--keys u64,url] [--reps 5] [--sample 2^21]\n"
             "         [--bits-per-key 10] [--dist 64] [--layouts blocked,sbbf,...] [--kernels ...]\n"
             "         [--no-libbloom] [--no-hashset] [--hashset-max-gib 6] [--clock cpu|wall]\n"
             "         [--all-kernels] [--csv FILE] [--quick]\n"
-            "Sizes are powers of two. Every size is timed over min(n, sample) keys per repetition.\n"
-            "Single-key calls do not go through the kernels: above 2^20 keys they are timed with\n"
-            "the first (best) kernel only, and counting/scalable use it only, unless --all-kernels.\n");
+            "Sizes are powers of two (up to 16 exponents from 1 to %d). Every size is timed over\n"
+            "min(n, sample) keys per repetition (sample at most 2^30; reps 1 to %d).\n"
+            "Bits per key above 0 and below %d; prefetch window D 1 to %u lines.\n"
+            "Layouts: blocked,sbbf,classic,counting,scalable. Kernels: those this CPU runs\n"
+            "(bloomline's kernel list). Hash set skipped above --hashset-max-gib (0 to 1e6).\n"
+            "Single-key calls do not go through the kernels: above 2^20 keys they are timed\n"
+            "with the first (best) kernel only, and counting/scalable use it only, unless\n"
+            "--all-kernels.\n",
+            BB_MAX_LOG2_KEYS, BB_MAX_REPS, BB_MAX_BITS_PER_KEY, BB_MAX_DIST);
 }
 
 int main(int argc, char **argv)
 {
+    const char *prog = "bench_filters";
     config cfg = {5, 1u << 21, 10, 64, NULL, NULL, true, true, 6, false};
     uint64_t sizes[16] = {1u << 16, 1u << 20, 1u << 24, 1u << 27};
     int nsizes = 4;
@@ -529,6 +525,10 @@ int main(int argc, char **argv)
     const char *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
         if (!strcmp(a, "--quick")) {
             sizes[0] = 1u << 10, sizes[1] = 1u << 13, nsizes = 2, cfg.reps = 3;
             cfg.sample = 1u << 13;
@@ -546,45 +546,39 @@ int main(int argc, char **argv)
             cfg.hashset = false;
             continue;
         }
-        if (v == NULL) {
-            usage();
-            return 2;
-        }
-        i++;
+        bool ok;
+        uint64_t x = cfg.dist;
         if (!strcmp(a, "--sizes"))
-            nsizes = bb_parse_list(v, sizes, 16, true);
+            ok = bb_arg_list(prog, a, v, sizes, 16, true, UINT64_MAX, &nsizes);
         else if (!strcmp(a, "--keys"))
-            kinds = v;
+            ok = bb_arg_string(prog, a, v, &kinds);
         else if (!strcmp(a, "--reps"))
-            cfg.reps = atoi(v);
+            ok = bb_arg_int(prog, a, v, 1, BB_MAX_REPS, &cfg.reps);
         else if (!strcmp(a, "--sample"))
-            cfg.sample = bb_parse_count(v);
+            ok = bb_arg_count(prog, a, v, 1, BB_MAX_SAMPLE, &cfg.sample);
         else if (!strcmp(a, "--bits-per-key"))
-            cfg.bpk = atof(v);
+            ok = bb_arg_real(prog, a, v, 0, BB_MAX_BITS_PER_KEY, true, &cfg.bpk);
         else if (!strcmp(a, "--dist"))
-            cfg.dist = (unsigned)atoi(v);
+            ok = bb_arg_count(prog, a, v, 1, BB_MAX_DIST, &x);
         else if (!strcmp(a, "--layouts"))
-            cfg.layouts = v;
+            ok = bb_arg_string(prog, a, v, &cfg.layouts);
         else if (!strcmp(a, "--kernels"))
-            cfg.kernels = v;
+            ok = bb_arg_string(prog, a, v, &cfg.kernels);
         else if (!strcmp(a, "--hashset-max-gib"))
-            cfg.hashset_max_gib = atof(v);
-        else if (!strcmp(a, "--clock") && bb_set_clock(v))
-            continue;
+            ok = bb_arg_real(prog, a, v, 0, 1e6, false, &cfg.hashset_max_gib);
+        else if (!strcmp(a, "--clock"))
+            ok = bb_arg_clock(prog, a, v);
         else if (!strcmp(a, "--csv"))
-            csv_path = v;
-        else {
-            usage();
+            ok = bb_arg_string(prog, a, v, &csv_path);
+        else
+            return bb_arg_error(prog, "unknown option '%s'", a);
+        if (!ok)
             return 2;
-        }
+        cfg.dist = (unsigned)x;
+        i++;
     }
-    if (nsizes <= 0 || cfg.reps < 1 || cfg.reps > BB_MAX_REPS || cfg.sample == 0 ||
-        !(cfg.bpk > 0) || cfg.dist == 0) {
-        usage();
-        return 2;
-    }
-
     g_sample = cfg.sample;
+    /* The kernels this CPU runs, in the library's order (best first). */
     const char *kernels[8];
     int nkern = 0;
     for (size_t i = 0; bl_kernel_at(i) != NULL && nkern < 8; i++) {
@@ -593,19 +587,31 @@ int main(int argc, char **argv)
         if (!strcmp(k, "neon")) /* NEON through SIMDe on x86 is for testing, not a real kernel */
             continue;
 #endif
-        if (bl_kernel_supported(k) && in_list(cfg.kernels, k))
+        if (bl_kernel_supported(k))
             kernels[nkern++] = k;
     }
     static const bl_layout all_layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
                                             BL_LAYOUT_COUNTING, BL_LAYOUT_SCALABLE};
+    const char *layout_names[5];
+    for (int i = 0; i < 5; i++)
+        layout_names[i] = bl_layout_name(all_layouts[i]);
+    static const char *const kind_names[] = {"u64", "url"};
+    if (!bb_arg_names(prog, "--keys", kinds, kind_names, 2) ||
+        (cfg.layouts != NULL && !bb_arg_names(prog, "--layouts", cfg.layouts, layout_names, 5)) ||
+        (cfg.kernels != NULL && !bb_arg_names(prog, "--kernels", cfg.kernels, kernels, nkern)))
+        return 2;
+    int nk = 0;
+    for (int i = 0; i < nkern; i++)
+        if (bb_in_list(cfg.kernels, kernels[i]))
+            kernels[nk++] = kernels[i];
+    nkern = nk;
     bl_layout layouts[5];
     int nlay = 0;
     for (int i = 0; i < 5; i++) {
-        const char *name = bl_layout_name(all_layouts[i]);
-        if (!in_list(cfg.layouts, name))
+        if (!bb_in_list(cfg.layouts, layout_names[i]))
             continue;
         if (!bb_layout_works(all_layouts[i])) {
-            printf("# layout %s: not implemented in this build, skipped\n", name);
+            printf("# layout %s: not implemented in this build, skipped\n", layout_names[i]);
             continue;
         }
         layouts[nlay++] = all_layouts[i];
@@ -631,7 +637,7 @@ int main(int argc, char **argv)
         return 1;
     for (int kind = 0; kind < 2; kind++) {
         const char *kname = kind ? "url" : "u64";
-        if (!in_list(kinds, kname))
+        if (!bb_in_list(kinds, kname))
             continue;
         for (int si = 0; si < nsizes; si++) {
             const uint64_t n = sizes[si];

@@ -97,64 +97,74 @@ static uint64_t queries_for(const fpr_cfg *cfg, double rate)
     return ((uint64_t)q + CHUNK - 1) / CHUNK * CHUNK;
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: bench_fpr [--keys 1e6] [--queries-min 1e6] [--queries-max 1e8]\n"
-                    "                 [--layouts blocked,sbbf,...] [--csv-bpk FILE] [--csv-p FILE]\n"
-                    "                 [--csv-space FILE]\n"
-                    "                 [--quick]\n");
+    fprintf(out, "usage: bench_fpr [--keys 1e6] [--queries-min 2e6] [--queries-max 1e8]\n"
+                 "                 [--layouts blocked,sbbf,...] [--csv-bpk FILE] [--csv-p FILE]\n"
+                 "                 [--csv-space FILE]\n"
+                 "                 [--quick]\n"
+                 "Keys: 1 to 2^62. Queries (absent keys per row, rounded up to 65536): 1 to 2^40.\n"
+                 "Layouts: blocked,sbbf,classic,counting,scalable.\n");
 }
 
 int main(int argc, char **argv)
 {
+    const char *prog = "bench_fpr";
     fpr_cfg cfg = {1000000, 2000000, 100000000, 200};
     const char *layouts_arg = NULL, *csv_bpk = NULL, *csv_p = NULL, *csv_space = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
         if (!strcmp(a, "--quick")) {
             cfg.n = 20000, cfg.q_min = 65536, cfg.q_max = 1 << 20, cfg.q_expected = 50;
             continue;
         }
-        if (v == NULL) {
-            usage();
-            return 2;
-        }
-        i++;
+        bool ok;
+        /* Present keys are indexes below n, absent ones start at 2^62 and the rows' absent
+         * streams 2^40 apart: larger values would query added keys as absent ones. */
         if (!strcmp(a, "--keys"))
-            cfg.n = bb_parse_count(v);
+            ok = bb_arg_count(prog, a, v, 1, BB_ABSENT, &cfg.n);
         else if (!strcmp(a, "--queries-min"))
-            cfg.q_min = bb_parse_count(v);
+            ok = bb_arg_count(prog, a, v, 1, UINT64_C(1) << 40, &cfg.q_min);
         else if (!strcmp(a, "--queries-max"))
-            cfg.q_max = bb_parse_count(v);
+            ok = bb_arg_count(prog, a, v, 1, UINT64_C(1) << 40, &cfg.q_max);
         else if (!strcmp(a, "--layouts"))
-            layouts_arg = v;
+            ok = bb_arg_string(prog, a, v, &layouts_arg);
         else if (!strcmp(a, "--csv-bpk"))
-            csv_bpk = v;
+            ok = bb_arg_string(prog, a, v, &csv_bpk);
         else if (!strcmp(a, "--csv-p"))
-            csv_p = v;
+            ok = bb_arg_string(prog, a, v, &csv_p);
         else if (!strcmp(a, "--csv-space"))
-            csv_space = v;
-        else {
-            usage();
+            ok = bb_arg_string(prog, a, v, &csv_space);
+        else
+            return bb_arg_error(prog, "unknown option '%s'", a);
+        if (!ok)
             return 2;
-        }
+        i++;
     }
-    if (cfg.n == 0 || cfg.q_min == 0 || cfg.q_max < cfg.q_min) {
-        usage();
-        return 2;
-    }
+    if (cfg.q_max < cfg.q_min)
+        return bb_arg_error(prog, "--queries-max %llu is below --queries-min %llu",
+                            (unsigned long long)cfg.q_max, (unsigned long long)cfg.q_min);
     static const bl_layout all[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
                                     BL_LAYOUT_COUNTING, BL_LAYOUT_SCALABLE};
+    const char *names[5];
+    for (int i = 0; i < 5; i++)
+        names[i] = bl_layout_name(all[i]);
+    /* Exact names: "block" (a substring of one) once selected blocked alone, "foo" nothing. */
+    if (layouts_arg != NULL && !bb_arg_names(prog, "--layouts", layouts_arg, names, 5))
+        return 2;
     bl_layout lays[5];
     int nlay = 0;
     for (int i = 0; i < 5; i++) {
-        const char *name = bl_layout_name(all[i]);
-        if (layouts_arg != NULL && strstr(layouts_arg, name) == NULL)
+        if (!bb_in_list(layouts_arg, names[i]))
             continue;
         if (bb_layout_works(all[i]))
             lays[nlay++] = all[i];
         else
-            printf("# layout %s: not implemented in this build, skipped\n", name);
+            printf("# layout %s: not implemented in this build, skipped\n", names[i]);
     }
     uint64_t *buf = malloc(CHUNK * sizeof *buf);
     if (buf == NULL)

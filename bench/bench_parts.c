@@ -186,9 +186,26 @@ static void atomic_parts(uint64_t n, const char *kernel)
     free(k);
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bench_parts [--quick]\n"
+                 "Times the pieces of the blocked filter's paths, filters of 2^16 to 2^29 keys\n"
+                 "(--quick: 2^12 to 2^14, a smoke run).\n");
+}
+
 int main(int argc, char **argv)
 {
-    bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* Any other argument once ran the full benchmark (a 640 MB filter, minutes): --help too. */
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--quick"))
+            return bb_arg_error("bench_parts", "unknown option '%s'", argv[i]);
+        quick = true;
+    }
     if (quick) {
         reps = 3;
         per_rep = 1u << 14;

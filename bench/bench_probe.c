@@ -6,15 +6,20 @@
 #include "bench_common.h"
 #include "probe.h"
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: bench_probe [--sizes 16,20,24,27] [--bits-per-key 10] [--dist 64[,..]]\n"
-                    "                   [--reps 5] [--sample 2^21] [--clock cpu|wall] [--csv FILE] [--quick]\n"
-                    "Buffers are sized like a filter of 2^s keys at the given bits per key.\n");
+    fprintf(out, "usage: bench_probe [--sizes 16,20,24,27] [--bits-per-key 10] [--dist 64[,..]]\n"
+                 "                   [--reps 5] [--sample 2^21] [--clock cpu|wall] [--csv FILE]\n"
+                 "                   [--quick]\n"
+                 "Buffers are sized like a filter of 2^s keys at the given bits per key.\n"
+                 "Up to 16 sizes (s from 1 to %d) and windows D (1 to %u lines); reps 1 to %d;\n"
+                 "sample (keys per repetition) at most 2^30; bits per key above 0, below %d.\n",
+            BB_MAX_LOG2_KEYS, BB_MAX_DIST, BB_MAX_REPS, BB_MAX_BITS_PER_KEY);
 }
 
 int main(int argc, char **argv)
 {
+    const char *prog = "bench_probe";
     uint64_t sizes[16] = {1u << 16, 1u << 20, 1u << 24, 1u << 27};
     int nsizes = 4;
     uint64_t dists[16] = {64};
@@ -25,39 +30,36 @@ int main(int argc, char **argv)
     const char *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
         if (!strcmp(a, "--quick")) {
             sizes[0] = 1u << 10, sizes[1] = 1u << 14, nsizes = 2;
             reps = 3;
             sample = 1u << 14;
             continue;
         }
-        if (v == NULL) {
-            usage();
-            return 2;
-        }
-        i++;
+        bool ok;
         if (!strcmp(a, "--sizes"))
-            nsizes = bb_parse_list(v, sizes, 16, true);
+            ok = bb_arg_list(prog, a, v, sizes, 16, true, UINT64_MAX, &nsizes);
         else if (!strcmp(a, "--dist"))
-            ndists = bb_parse_list(v, dists, 16, false);
+            ok = bb_arg_list(prog, a, v, dists, 16, false, BB_MAX_DIST, &ndists);
         else if (!strcmp(a, "--reps"))
-            reps = atoi(v);
+            ok = bb_arg_int(prog, a, v, 1, BB_MAX_REPS, &reps);
         else if (!strcmp(a, "--bits-per-key"))
-            bpk = atof(v);
+            ok = bb_arg_real(prog, a, v, 0, BB_MAX_BITS_PER_KEY, true, &bpk);
         else if (!strcmp(a, "--sample"))
-            sample = bb_parse_count(v);
-        else if (!strcmp(a, "--clock") && bb_set_clock(v))
-            continue;
+            ok = bb_arg_count(prog, a, v, 1, BB_MAX_SAMPLE, &sample);
+        else if (!strcmp(a, "--clock"))
+            ok = bb_arg_clock(prog, a, v);
         else if (!strcmp(a, "--csv"))
-            csv_path = v;
-        else {
-            usage();
+            ok = bb_arg_string(prog, a, v, &csv_path);
+        else
+            return bb_arg_error(prog, "unknown option '%s'", a);
+        if (!ok)
             return 2;
-        }
-    }
-    if (nsizes <= 0 || ndists <= 0 || reps < 1 || reps > BB_MAX_REPS || sample == 0 || !(bpk > 0)) {
-        usage();
-        return 2;
+        i++;
     }
     int cpu = bb_pin_thread(-1);
     bb_print_machine(stdout);

@@ -170,18 +170,22 @@ static const char *build_mode_name(build_mode m)
     return "?";
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: bench_scale [--keys 1e9] [--fpp 1e-4] [--threads N] [--no-pin]\n"
-                    "                   [--concurrent | --plain] [--csv FILE]\n"
-                    "Builds a blocked filter from N generated URLs, each thread adding the keys of\n"
-                    "its own part of the lines (bl_add_hash_batch_part), then probes N others, half\n"
-                    "of them present. For comparison: --concurrent builds with BL_FLAG_CONCURRENT\n"
-                    "atomic adds from every thread, --plain with one thread.\n");
+    fprintf(out, "usage: bench_scale [--keys 1e9] [--fpp 1e-4] [--threads N] [--no-pin]\n"
+                 "                   [--concurrent | --plain] [--csv FILE]\n"
+                 "Builds a blocked filter from N generated URLs, each thread adding the keys of\n"
+                 "its own part of the lines (bl_add_hash_batch_part), then probes N others, half\n"
+                 "of them present. For comparison: --concurrent builds with BL_FLAG_CONCURRENT\n"
+                 "atomic adds from every thread, --plain with one thread.\n"
+                 "Keys: 2 to 2^62; fpp above 0 and below 1; threads 1 to %d (default: the\n"
+                 "cores).\n",
+            MAX_THREADS);
 }
 
 int main(int argc, char **argv)
 {
+    const char *prog = "bench_scale";
     uint64_t n = 1000000000u;
     double fpp = 1e-4;
     int threads = bb_ncores();
@@ -190,6 +194,10 @@ int main(int argc, char **argv)
     const char *csv_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        }
         if (!strcmp(a, "--no-pin")) {
             pin = false;
             continue;
@@ -198,28 +206,24 @@ int main(int argc, char **argv)
             mode = !strcmp(a, "--plain") ? BUILD_PLAIN : BUILD_CONCURRENT;
             continue;
         }
-        if (v == NULL) {
-            usage();
-            return 2;
-        }
-        i++;
+        bool ok;
+        /* Present keys are URL numbers below n, absent ones from 2^62 on: kept apart. */
         if (!strcmp(a, "--keys"))
-            n = bb_parse_count(v);
+            ok = bb_arg_count(prog, a, v, 2, BB_ABSENT, &n);
         else if (!strcmp(a, "--fpp"))
-            fpp = atof(v);
+            ok = bb_arg_real(prog, a, v, 0, 1, true, &fpp);
         else if (!strcmp(a, "--threads"))
-            threads = atoi(v);
+            ok = bb_arg_int(prog, a, v, 1, MAX_THREADS, &threads);
         else if (!strcmp(a, "--csv"))
-            csv_path = v;
-        else {
-            usage();
+            ok = bb_arg_string(prog, a, v, &csv_path);
+        else
+            return bb_arg_error(prog, "unknown option '%s'", a);
+        if (!ok)
             return 2;
-        }
+        i++;
     }
-    if (n < 2 || !(fpp > 0 && fpp < 1) || threads < 1 || threads > MAX_THREADS) {
-        usage();
-        return 2;
-    }
+    if (threads > MAX_THREADS) /* the default, on a machine of more cores than that */
+        threads = MAX_THREADS;
     bb_print_machine(stdout);
     bl_params p;
     bl_params_init(&p);

@@ -11,17 +11,28 @@ static inline uint64_t mulhi(uint64_t a, uint64_t b)
     return (uint64_t)(((u128)a * b) >> 64);
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bench_urls keys N      # URLs 0..N-1 (the set)\n"
+                 "       bench_urls queries N   # N lookups: even lines present keys of a\n"
+                 "                              # set of N, odd lines absent ones\n"
+                 "N: 1 to 2^62 (1e7 and 2^20 forms too).\n");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        return 0;
+    }
     if (argc != 3 || (strcmp(argv[1], "keys") && strcmp(argv[1], "queries"))) {
-        fprintf(stderr, "usage: bench_urls keys N      # URLs 0..N-1 (the set)\n"
-                        "       bench_urls queries N   # N lookups: even lines present keys of a\n"
-                        "                              # set of N, odd lines absent ones\n");
+        usage(stderr);
         return 2;
     }
     const bool queries = !strcmp(argv[1], "queries");
-    const uint64_t n = bb_parse_count(argv[2]);
-    if (n == 0)
+    uint64_t n;
+    /* Absent URLs are numbers from 2^62 on: a larger N would print added keys as absent ones. */
+    if (!bb_arg_count("bench_urls", "N", argv[2], 1, BB_ABSENT, &n))
         return 2;
     static char out[1 << 20];
     size_t off = 0;

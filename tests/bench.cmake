@@ -9,4 +9,8 @@ if(BLOOMLINE_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/CMakeLists.txt)
   add_test(NAME bench_scale_smoke
     COMMAND ${PROJECT_BINARY_DIR}/bench/bench_scale --keys 200000 --threads 2)
   set_tests_properties(bench_scale_smoke PROPERTIES TIMEOUT 60)
+  add_test(NAME bench_args
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench/run_bench_arg_tests.sh ${PROJECT_BINARY_DIR})
+  set_tests_properties(bench_args PROPERTIES TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "bench args: [0-9]+ passed, 0 failed")
 endif()

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Bad arguments to the benchmark programs and scripts: each must stop at once with status 2 and a
+# message naming what is wrong, never run with a made-up value, print empty tables and succeed,
+# or start a run of minutes. usage: run_bench_arg_tests.sh BUILD_DIR
+set -u
+
+BUILD=$(cd "${1:?usage: run_bench_arg_tests.sh BUILD_DIR}" && pwd)
+BIN=$BUILD/bench
+T=$(mktemp -d "${TMPDIR:-/tmp}/bloomline-bench-args.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+PASS=0
+FAIL=0
+# expect STATUS PATTERN COMMAND...: the command (given 20 s at most: a bad argument taken for a
+# good one may start a long run) exits with STATUS and its stderr, or stdout when STATUS is 0,
+# matches the extended regular expression PATTERN.
+expect() {
+    local want=$1 pat=$2 got stream=$T/err
+    shift 2
+    timeout 20 "$@" > "$T/out" 2> "$T/err"
+    got=$?
+    [ "$want" -eq 0 ] && stream=$T/out
+    if [ "$got" -eq "$want" ] && grep -Eq -- "$pat" "$stream"; then
+        PASS=$((PASS + 1))
+    else
+        FAIL=$((FAIL + 1))
+        echo "FAIL: $* -> status $got (want $want), $(head -c 300 "$stream")" >&2
+    fi
+}
+
+for p in bench_probe bench_filters bench_fpr bench_parts bench_scale bench_urls; do
+    expect 0 "^usage: $p" "$BIN/$p" --help
+    expect 2 "unknown option '--bogus'|usage: $p" "$BIN/$p" --bogus
+done
+
+expect 2 "--reps: .*'1e12'" "$BIN/bench_probe" --reps 1e12
+expect 2 "--reps: .*'5x'" "$BIN/bench_probe" --reps 5x
+expect 2 "--bits-per-key: .*'10abc'" "$BIN/bench_probe" --bits-per-key 10abc
+expect 2 "--bits-per-key: .*'1e30'" "$BIN/bench_probe" --bits-per-key 1e30
+expect 2 "--dist: .*'2\^33'" "$BIN/bench_probe" --dist 2^33
+expect 2 "--sample: .*'2\^40'" "$BIN/bench_probe" --sizes 10 --sample 2^40
+expect 2 "--sizes: .*'10,,12'" "$BIN/bench_probe" --sizes 10,,12
+expect 2 "--clock needs a value" "$BIN/bench_probe" --quick --clock
+expect 2 "--keys: 'foo'" "$BIN/bench_filters" --quick --keys foo
+expect 2 "--layouts: 'block'" "$BIN/bench_filters" --quick --layouts block
+expect 2 "--kernels: 'foo'" "$BIN/bench_filters" --quick --kernels foo
+expect 2 "--dist: .*'1e12'" "$BIN/bench_filters" --quick --dist 1e12
+expect 2 "--hashset-max-gib: .*'abc'" "$BIN/bench_filters" --quick --hashset-max-gib abc
+expect 2 "--layouts: 'block'" "$BIN/bench_fpr" --quick --layouts block
+expect 2 "--keys: .*'2\^10x'" "$BIN/bench_fpr" --keys 2^10x
+expect 2 "--queries-max 4 is below" "$BIN/bench_fpr" --queries-min 5 --queries-max 4
+expect 2 "unknown option '--x'" "$BIN/bench_parts" --quick --x
+expect 2 "--threads: .*'1e3'" "$BIN/bench_scale" --keys 1000 --threads 1e3
+expect 2 "--fpp: .*'0.01abc'" "$BIN/bench_scale" --keys 1000 --fpp 0.01abc
+expect 2 "N: .*'0'" "$BIN/bench_urls" keys 0
+expect 2 "N: .*'1e30'" "$BIN/bench_urls" keys 1e30
+
+echo "bench args: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
