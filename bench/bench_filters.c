@@ -282,7 +282,8 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
         r->fpr = -1;
         return true;
     }
-    bool rebuild = n <= s;
+    /* Fewer than two keys a repetition would be left to time past n - reps*C (C = 0: "nan"). */
+    bool rebuild = n <= s || n < 2 * (uint64_t)reps;
     uint64_t c = rebuild ? n : (n / (uint64_t)(2 * reps) < s ? n / (uint64_t)(2 * reps) : s);
     uint64_t base = rebuild ? 0 : n - (uint64_t)reps * c;
     double v[BB_MAX_REPS];

@@ -56,5 +56,14 @@ expect 2 "--fpp: .*'0.01abc'" "$BIN/bench_scale" --keys 1000 --fpp 0.01abc
 expect 2 "N: .*'0'" "$BIN/bench_urls" keys 0
 expect 2 "N: .*'1e30'" "$BIN/bench_urls" keys 1e30
 
+# Odd but valid sizes: a table, no "nan" in it (the hash set's insert cell was -nan when the
+# filter had fewer keys than two a repetition beyond the sample).
+expect 0 "hash set" "$BIN/bench_filters" --sizes 1,2 --sample 1 --reps 5 --keys u64,url --no-libbloom \
+    --layouts blocked --kernels scalar
+if grep -qi nan "$T/out"; then
+    FAIL=$((FAIL + 1))
+    echo "FAIL: bench_filters --sizes 1,2 --sample 1: $(grep -i nan "$T/out" | head -2)" >&2
+fi
+
 echo "bench args: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
