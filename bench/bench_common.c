@@ -494,6 +494,18 @@ FILE *bb_csv_open(const char *path, const char *header)
     return f;
 }
 
+bool bb_csv_close(FILE *f, const char *path)
+{
+    if (f == NULL)
+        return true;
+    const bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "%s: writing the CSV failed\n", path);
+        return false;
+    }
+    return true;
+}
+
 bool bb_layout_works(int layout)
 {
     bl_params p;

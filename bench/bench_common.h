@@ -174,8 +174,13 @@ int bb_arg_error(const char *prog, const char *fmt, ...) __attribute__((format(p
 #define BB_MAX_BITS_PER_KEY 1024
 #define BB_MAX_DIST (1u << 20)
 
-/* Open a CSV for writing; writes the header if the file is new/empty. NULL path gives NULL. */
+/* Open a CSV for writing; writes the header if the file is new/empty. NULL path gives NULL; so
+ * does a failure, with a message: callers given a path then stop before the run, whose results
+ * would otherwise be printed, lost and reported as a success (status 0). */
 FILE *bb_csv_open(const char *path, const char *header);
+/* Close a CSV (NULL: nothing to do); false, with a message, if a write failed (a full disk would
+ * leave a truncated file behind a status 0). */
+bool bb_csv_close(FILE *f, const char *path);
 
 /* Whether a layout is really implemented here (creates a small filter and checks it answers
  * like a Bloom filter: every added key present, most others absent). */

@@ -618,6 +618,13 @@ int main(int argc, char **argv)
         layouts[nlay++] = all_layouts[i];
     }
 
+    FILE *csv = bb_csv_open(csv_path, "kind,n,impl,layout,kernel,bytes,bits_per_key,fpr,"
+                                      "ins1_med,ins1_min,insb_med,insb_min,hit1_med,hit1_min,"
+                                      "hitb_med,hitb_min,miss1_med,miss1_min,missb_med,missb_min,"
+                                      "probe_hit_med,probe_hit_min,probe_miss_med,probe_miss_min,"
+                                      "probe_ins_med,probe_ins_min");
+    if (csv_path != NULL && csv == NULL)
+        return 1;
     int cpu = bb_pin_thread(-1);
     bb_print_machine(stdout);
     printf("# pinned to cpu %d; %d repetitions per cell, timed with %s; %.3g bits/key; "
@@ -626,12 +633,6 @@ int main(int argc, char **argv)
 #ifndef BB_HAVE_LIBBLOOM
     printf("# libbloom not found at build time: its rows are missing\n");
 #endif
-    FILE *csv = bb_csv_open(csv_path, "kind,n,impl,layout,kernel,bytes,bits_per_key,fpr,"
-                                      "ins1_med,ins1_min,insb_med,insb_min,hit1_med,hit1_min,"
-                                      "hitb_med,hitb_min,miss1_med,miss1_min,missb_med,missb_min,"
-                                      "probe_hit_med,probe_hit_min,probe_miss_med,probe_miss_min,"
-                                      "probe_ins_med,probe_ins_min");
-
     uint64_t *ubuf = malloc(FILL_CHUNK * sizeof *ubuf);
     bb_urls chunk;
     if (ubuf == NULL || bb_urls_make(&chunk, 0, FILL_CHUNK) != 0)
@@ -705,7 +706,7 @@ int main(int argc, char **argv)
     }
     bb_urls_free(&chunk);
     free(ubuf);
-    if (csv)
-        fclose(csv);
+    if (!bb_csv_close(csv, csv_path))
+        return 1;
     return wrong ? 1 : 0;
 }

@@ -61,11 +61,13 @@ int main(int argc, char **argv)
             return 2;
         i++;
     }
+    FILE *csv = bb_csv_open(csv_path, "n,bytes,mode,dist,read_med,read_min,rmw_med,rmw_min");
+    if (csv_path != NULL && csv == NULL)
+        return 1;
     int cpu = bb_pin_thread(-1);
     bb_print_machine(stdout);
     printf("# pinned to cpu %d; %d reps timed with %s, median (min) ns per key\n\n", cpu, reps,
            bb_clock_name());
-    FILE *csv = bb_csv_open(csv_path, "n,bytes,mode,dist,read_med,read_min,rmw_med,rmw_min");
     printf("| keys | buffer | mode | D | read ns/key | read-modify-write ns/key |\n");
     printf("|---:|---:|---|---:|---:|---:|\n");
     for (int si = 0; si < nsizes; si++) {
@@ -101,7 +103,5 @@ int main(int argc, char **argv)
         free(keys);
         bb_buffer_free(&buf);
     }
-    if (csv)
-        fclose(csv);
-    return 0;
+    return bb_csv_close(csv, csv_path) ? 0 : 1;
 }

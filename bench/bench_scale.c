@@ -224,6 +224,10 @@ int main(int argc, char **argv)
     }
     if (threads > MAX_THREADS) /* the default, on a machine of more cores than that */
         threads = MAX_THREADS;
+    FILE *csv = bb_csv_open(csv_path, "keys,threads,fpp,bytes,bits_per_key,k,build_s,probe_s,"
+                                      "false_negatives,absent,absent_hits,fpr,peak_rss,build");
+    if (csv_path != NULL && csv == NULL) /* known before the run, not after an hour of it */
+        return 1;
     bb_print_machine(stdout);
     bl_params p;
     bl_params_init(&p);
@@ -289,15 +293,13 @@ int main(int argc, char **argv)
            "threads x wall); the rest of the cores' time went to other jobs.\n",
            c1 - c0, 100 * (c1 - c0) / (tb * bt), bt, c2 - c1, 100 * (c2 - c1) / (tp * threads),
            threads);
-    FILE *csv = bb_csv_open(csv_path, "keys,threads,fpp,bytes,bits_per_key,k,build_s,probe_s,"
-                                      "false_negatives,absent,absent_hits,fpr,peak_rss,build");
     if (csv) {
         fprintf(csv, "%llu,%d,%g,%zu,%.4f,%u,%.3f,%.3f,%llu,%llu,%llu,%.6e,%zu,%s\n",
                 (unsigned long long)n, threads, fpp, info.bytes, (double)info.bits / (double)n,
                 info.k, tb, tp, (unsigned long long)fn, (unsigned long long)sh.absent,
                 (unsigned long long)sh.absent_hits, fpr, rss, build_mode_name(mode));
-        fclose(csv);
     }
+    const bool kept = bb_csv_close(csv, csv_path);
     pthread_barrier_destroy(&sh.round);
     for (int t = 0; t < threads; t++) {
         free(sh.hashes[0][t]);
@@ -309,5 +311,5 @@ int main(int argc, char **argv)
     bl_free(sh.f);
     if (sh.failed)
         fprintf(stderr, "bench_scale: an add or hash call failed\n");
-    return fn == 0 && !sh.failed ? 0 : 1;
+    return fn == 0 && !sh.failed && kept ? 0 : 1;
 }

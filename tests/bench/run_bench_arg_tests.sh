@@ -28,6 +28,13 @@ expect() {
         echo "FAIL: $* -> status $got (want $want), $(head -c 300 "$stream")" >&2
     fi
 }
+# lacks FILE PATTERN WHAT: FILE (the last command's out or err) has no line matching PATTERN.
+lacks() {
+    if grep -Eqi -- "$2" "$1"; then
+        FAIL=$((FAIL + 1))
+        echo "FAIL: $3: $(grep -Ei -- "$2" "$1" | head -2)" >&2
+    fi
+}
 
 for p in bench_probe bench_filters bench_fpr bench_parts bench_scale bench_urls; do
     expect 0 "^usage: $p" "$BIN/$p" --help
@@ -56,14 +63,19 @@ expect 2 "--fpp: .*'0.01abc'" "$BIN/bench_scale" --keys 1000 --fpp 0.01abc
 expect 2 "N: .*'0'" "$BIN/bench_urls" keys 0
 expect 2 "N: .*'1e30'" "$BIN/bench_urls" keys 1e30
 
+# A CSV that cannot be written fails the run (status 1), before it starts where it can be opened.
+expect 1 "/nonexistent/p.csv" "$BIN/bench_probe" --quick --csv /nonexistent/p.csv
+expect 1 "/nonexistent/f.csv" "$BIN/bench_filters" --quick --csv /nonexistent/f.csv
+expect 1 "/nonexistent/s.csv" "$BIN/bench_fpr" --quick --csv-space /nonexistent/s.csv
+expect 1 "/nonexistent/c.csv" "$BIN/bench_scale" --keys 1000 --csv /nonexistent/c.csv
+lacks "$T/err" building "bench_scale with a bad --csv path ran"
+expect 1 "/dev/full: writing the CSV failed" "$BIN/bench_probe" --quick --csv /dev/full
+
 # Odd but valid sizes: a table, no "nan" in it (the hash set's insert cell was -nan when the
 # filter had fewer keys than two a repetition beyond the sample).
 expect 0 "hash set" "$BIN/bench_filters" --sizes 1,2 --sample 1 --reps 5 --keys u64,url --no-libbloom \
     --layouts blocked --kernels scalar
-if grep -qi nan "$T/out"; then
-    FAIL=$((FAIL + 1))
-    echo "FAIL: bench_filters --sizes 1,2 --sample 1: $(grep -i nan "$T/out" | head -2)" >&2
-fi
+lacks "$T/out" nan "bench_filters --sizes 1,2 --sample 1"
 
 echo "bench args: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
