@@ -231,12 +231,22 @@ size_t bb_url(uint64_t i, char *out)
     return (size_t)(p - out);
 }
 
+void *bb_malloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (p == NULL && bytes > 0) {
+        fprintf(stderr, "bench: out of memory: %zu bytes (smaller sizes or --sample?)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
 int bb_urls_make(bb_urls *u, uint64_t first, size_t n)
 {
     memset(u, 0, sizeof *u);
-    u->arena = malloc(n * BB_URL_MAX + 1);
-    u->ptr = malloc((n + 1) * sizeof *u->ptr);
-    u->len = malloc((n + 1) * sizeof *u->len);
+    u->arena = bb_malloc(n * BB_URL_MAX + 1);
+    u->ptr = bb_malloc((n + 1) * sizeof *u->ptr);
+    u->len = bb_malloc((n + 1) * sizeof *u->len);
     if (u->arena == NULL || u->ptr == NULL || u->len == NULL) {
         bb_urls_free(u);
         return -1;

@@ -128,6 +128,10 @@ void bb_urls_free(bb_urls *u);
 /* uint64 keys [first, first + n) into out. */
 void bb_keys_u64(uint64_t *out, uint64_t first, size_t n);
 
+/* malloc, or a message and exit status 1: a run short of memory has nothing to measure, and
+ * several programs went on with a NULL buffer or stopped with status 1 and no word. */
+void *bb_malloc(size_t bytes);
+
 /* Write to every page so the timed loops never take a first-touch fault. */
 void bb_touch(void *p, size_t bytes);
 

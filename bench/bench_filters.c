@@ -22,6 +22,8 @@
 
 /* Wrong answers (a false negative, batch and single disagreeing) make the run fail. */
 static int wrong;
+/* So do rows that could not run (a filter or set not created): their row was simply missing. */
+static int failed;
 static uint64_t g_sample; /* --sample, for the table headers */
 #define FILL_CHUNK 65536u
 
@@ -151,6 +153,7 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     if (st != BL_OK) {
         fprintf(stderr, "bench_filters: %s/%s at %llu keys: %s\n", bl_layout_name(lay), kernel,
                 (unsigned long long)n, bl_strerror(st));
+        failed++;
         return false;
     }
     bl_clear(f); /* touches every page of the payload before timing */
@@ -172,8 +175,12 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
     /* The RMW probe set stray bits, and re-inserting the sample grew a scalable chain: query a
      * fresh filter holding the n keys once each. */
     bl_free(f);
-    if (bl_create(&f, &p) != BL_OK)
+    if ((st = bl_create(&f, &p)) != BL_OK) {
+        fprintf(stderr, "bench_filters: %s/%s at %llu keys, again: %s\n", bl_layout_name(lay),
+                kernel, (unsigned long long)n, bl_strerror(st));
+        failed++;
         return false;
+    }
     bl_clear(f);
     if (f->data != NULL)
         own = own_memory(f->data, f->nbytes);
@@ -217,8 +224,14 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
     /* libbloom sizes by error: bits per entry = -ln(error) / ln(2)^2, so this error gives the
      * same bits per key as the others (it takes int counts: fine up to 2^27 at 10 bits/key). */
     const double err = exp(-cfg->bpk * log(2) * log(2));
-    if (n > 200000000u || bloom_init(&b, (int)n, err) != 0)
+    if (n > 200000000u)
         return false;
+    if (bloom_init(&b, (int)n, err) != 0) {
+        fprintf(stderr, "bench_filters: libbloom: bloom_init at %llu keys failed\n",
+                (unsigned long long)n);
+        failed++;
+        return false;
+    }
     memset(b.bf, 0, (size_t)b.bytes); /* calloc'd lazily: touch it like the others */
     memset(r, 0, sizeof *r);
     snprintf(r->impl, sizeof r->impl, "libbloom");
@@ -264,6 +277,14 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
 
 /* ---- Exact hash set -------------------------------------------------------------------------- */
 
+static bool hashset_failed(uint64_t n)
+{
+    fprintf(stderr, "bench_filters: no memory for a hash set of %llu keys (--hashset-max-gib)\n",
+            (unsigned long long)n);
+    failed++;
+    return false;
+}
+
 /* A set cannot re-insert a key at the same cost, so insert timing builds: small sets are
  * rebuilt from empty every repetition; large ones are built to n - reps*C keys, then each
  * repetition times the next C keys (the load ends at n as for a full build). */
@@ -291,7 +312,7 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
     if (ks->url) {
         bb_setstr set;
         if (bb_setstr_init(&set, (size_t)n, (size_t)n * 54) != 0)
-            return false;
+            return hashset_failed(n);
         for (int rep = 0; rep < reps; rep++) {
             uint64_t lo = rebuild ? 0 : base + (uint64_t)rep * c, hi = lo + c;
             if (rebuild || rep == 0) {
@@ -323,7 +344,7 @@ static bool bench_hashset(row *r, const config *cfg, const keyset *ks, uint64_t 
     } else {
         bb_set64 set;
         if (bb_set64_init(&set, (size_t)n) != 0)
-            return false;
+            return hashset_failed(n);
         for (int rep = 0; rep < reps; rep++) {
             uint64_t lo = rebuild ? 0 : base + (uint64_t)rep * c, hi = lo + c;
             if (rebuild || rep == 0) {
@@ -633,7 +654,7 @@ int main(int argc, char **argv)
 #ifndef BB_HAVE_LIBBLOOM
     printf("# libbloom not found at build time: its rows are missing\n");
 #endif
-    uint64_t *ubuf = malloc(FILL_CHUNK * sizeof *ubuf);
+    uint64_t *ubuf = bb_malloc(FILL_CHUNK * sizeof *ubuf);
     bb_urls chunk;
     if (ubuf == NULL || bb_urls_make(&chunk, 0, FILL_CHUNK) != 0)
         return 1;
@@ -647,9 +668,9 @@ int main(int argc, char **argv)
             memset(&ks, 0, sizeof ks);
             ks.url = kind == 1;
             ks.s = (size_t)(n < cfg.sample ? n : cfg.sample);
-            ks.hit = malloc(ks.s * sizeof *ks.hit);
-            ks.miss = malloc(ks.s * sizeof *ks.miss);
-            uint8_t *res = malloc(ks.s);
+            ks.hit = bb_malloc(ks.s * sizeof *ks.hit);
+            ks.miss = bb_malloc(ks.s * sizeof *ks.miss);
+            uint8_t *res = bb_malloc(ks.s);
             if (ks.hit == NULL || ks.miss == NULL || res == NULL)
                 return 1;
             bb_keys_u64(ks.hit, 0, ks.s);
@@ -661,8 +682,11 @@ int main(int argc, char **argv)
             /* The probes: a buffer the size of the 10-bits/key filter, the same random lines. */
             bb_stat prd[3], prmw[3];
             bb_buffer buf;
-            if (bb_buffer_alloc(&buf, (size_t)((double)n * cfg.bpk / 8)) != 0)
+            if (bb_buffer_alloc(&buf, (size_t)((double)n * cfg.bpk / 8)) != 0) {
+                fprintf(stderr, "bench_filters: cannot allocate the probe buffer for %llu keys\n",
+                        (unsigned long long)n);
                 return 1;
+            }
             for (int m = 0; m < 3; m++) {
                 const uint64_t lp = loops_for(&cfg, ks.s);
                 BB_TIME_LOOPS(cfg.reps, ks.s, lp, prd[m], bb_sink += bb_probe_read(&buf, ks.hit, ks.s, m, cfg.dist));
@@ -708,5 +732,5 @@ int main(int argc, char **argv)
     free(ubuf);
     if (!bb_csv_close(csv, csv_path))
         return 1;
-    return wrong ? 1 : 0;
+    return wrong || failed ? 1 : 0;
 }

@@ -13,7 +13,7 @@
 #include "internal.h"
 
 static int reps = 5;
-/* Pieces that did not answer as the filter does (the run then fails). */
+/* Pieces that did not answer as the filter does, or filters not created (the run then fails). */
 static int wrong;
 
 /* The rows timed on ready hashes stand for the query's own probe stage only if those hashes are
@@ -48,8 +48,13 @@ static bl_filter *make(uint64_t n, const char *kernel, unsigned flags)
     p.kernel = kernel;
     p.flags = flags;
     bl_filter *f = NULL;
-    if (bl_create(&f, &p) != BL_OK)
+    const bl_status st = bl_create(&f, &p);
+    if (st != BL_OK) { /* its rows would just be missing: the run fails */
+        fprintf(stderr, "bench_parts: %s filter of %llu keys: %s\n", kernel,
+                (unsigned long long)n, bl_strerror(st));
+        wrong++;
         return NULL;
+    }
     bl_clear(f);
     return f;
 }
@@ -61,8 +66,8 @@ static void u64_parts(uint64_t n, const char *kernel)
     if (f == NULL)
         return;
     const size_t s = (size_t)(n < (1u << 21) ? n : (1u << 21));
-    uint64_t *k = malloc(s * 8), *h = malloc(s * 8);
-    uint8_t *res = malloc(s);
+    uint64_t *k = bb_malloc(s * 8), *h = bb_malloc(s * 8);
+    uint8_t *res = bb_malloc(s);
     for (uint64_t i = s; i < n; i += s) { /* fill with n keys; the timed sample is the first s */
         size_t c = (size_t)(n - i < s ? n - i : s);
         bb_keys_u64(k, i, c);
@@ -131,10 +136,12 @@ static void url_parts(uint64_t n, const char *kernel)
     if (f == NULL)
         return;
     bb_urls u;
-    if (bb_urls_make(&u, 0, (size_t)n) != 0)
+    if (bb_urls_make(&u, 0, (size_t)n) != 0) {
+        bl_free(f);
         return;
-    uint64_t *h = malloc(n * 8);
-    uint8_t *res = malloc(n);
+    }
+    uint64_t *h = bb_malloc(n * 8);
+    uint8_t *res = bb_malloc(n);
     bl_add_batch(f, u.ptr, u.len, n);
     bb_stat st;
     size_t hits = 0;
@@ -162,7 +169,7 @@ static void url_parts(uint64_t n, const char *kernel)
 static void atomic_parts(uint64_t n, const char *kernel)
 {
     const size_t s = (size_t)(n < (1u << 21) ? n : (1u << 21));
-    uint64_t *k = malloc(s * 8);
+    uint64_t *k = bb_malloc(s * 8);
     bb_keys_u64(k, 0, s);
     for (int conc = 0; conc < 2; conc++) {
         bl_params p;
@@ -172,8 +179,13 @@ static void atomic_parts(uint64_t n, const char *kernel)
         p.kernel = kernel;
         p.flags = conc ? BL_FLAG_CONCURRENT : 0;
         bl_filter *f = NULL;
-        if (bl_create(&f, &p) != BL_OK)
+        const bl_status cst = bl_create(&f, &p);
+        if (cst != BL_OK) {
+            fprintf(stderr, "bench_parts: %s filter of %llu keys at p = 1e-4: %s\n", kernel,
+                    (unsigned long long)n, bl_strerror(cst));
+            wrong++;
             break;
+        }
         bl_clear(f);
         bb_stat st;
         BB_TIME_LOOPS(reps, s, LP(s), st, bl_add_hash_batch(f, k, s));

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
                     (unsigned long long)n);
             return 1;
         }
-        uint64_t *keys = malloc(s * sizeof *keys);
+        uint64_t *keys = bb_malloc(s * sizeof *keys);
         if (keys == NULL)
             return 1;
         bb_keys_u64(keys, 0, s);

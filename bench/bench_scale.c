@@ -103,7 +103,7 @@ static void *run(void *arg)
     shared *sh = w->sh;
     if (w->cpu >= 0)
         bb_pin_thread(w->cpu);
-    uint8_t *res = malloc(CHUNK);
+    uint8_t *res = bb_malloc(CHUNK);
     uint64_t ph = 0, pc = 0, ah = 0, ac = 0;
     for (;;) {
         uint64_t lo = __atomic_fetch_add(&sh->next, CHUNK, __ATOMIC_RELAXED);
@@ -153,8 +153,13 @@ static double phase(shared *sh, worker *ws, int threads, bool probe, bool parts)
     sh->threads = threads;
     pthread_t tid[MAX_THREADS];
     uint64_t t0 = bb_now_ns();
-    for (int t = 0; t < threads; t++)
-        pthread_create(&tid[t], NULL, parts ? build_parts : run, &ws[t]);
+    for (int t = 0; t < threads; t++) {
+        if (pthread_create(&tid[t], NULL, parts ? build_parts : run, &ws[t]) != 0) {
+            /* joining threads never started was undefined; the others wait at the barrier */
+            fprintf(stderr, "bench_scale: cannot start thread %d of %d\n", t + 1, threads);
+            exit(1);
+        }
+    }
     for (int t = 0; t < threads; t++)
         pthread_join(tid[t], NULL);
     return (double)(bb_now_ns() - t0) / 1e9;
@@ -255,11 +260,11 @@ int main(int argc, char **argv)
         ws[t].sh = &sh;
         ws[t].id = t;
         ws[t].cpu = pin ? t % ncpu : -1;
-        ws[t].arena = malloc(CHUNK * BB_URL_MAX);
-        ws[t].ptr = malloc(CHUNK * sizeof *ws[t].ptr);
-        ws[t].len = malloc(CHUNK * sizeof *ws[t].len);
-        sh.hashes[0][t] = malloc(CHUNK * sizeof(uint64_t));
-        sh.hashes[1][t] = malloc(CHUNK * sizeof(uint64_t));
+        ws[t].arena = bb_malloc(CHUNK * BB_URL_MAX);
+        ws[t].ptr = bb_malloc(CHUNK * sizeof *ws[t].ptr);
+        ws[t].len = bb_malloc(CHUNK * sizeof *ws[t].len);
+        sh.hashes[0][t] = bb_malloc(CHUNK * sizeof(uint64_t));
+        sh.hashes[1][t] = bb_malloc(CHUNK * sizeof(uint64_t));
         if (ws[t].arena == NULL || ws[t].ptr == NULL || ws[t].len == NULL ||
             sh.hashes[0][t] == NULL || sh.hashes[1][t] == NULL)
             return 1;

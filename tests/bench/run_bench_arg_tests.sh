@@ -71,6 +71,10 @@ expect 1 "/nonexistent/c.csv" "$BIN/bench_scale" --keys 1000 --csv /nonexistent/
 lacks "$T/err" building "bench_scale with a bad --csv path ran"
 expect 1 "/dev/full: writing the CSV failed" "$BIN/bench_probe" --quick --csv /dev/full
 
+# Filters that cannot be created (2^62 keys: beyond every layout's limit) fail the run.
+expect 1 "size too large" "$BIN/bench_fpr" --keys 2^62 --queries-min 1 --queries-max 1 \
+    --layouts blocked
+
 # Odd but valid sizes: a table, no "nan" in it (the hash set's insert cell was -nan when the
 # filter had fewer keys than two a repetition beyond the sample).
 expect 0 "hash set" "$BIN/bench_filters" --sizes 1,2 --sample 1 --reps 5 --keys u64,url --no-libbloom \
