@@ -22,15 +22,26 @@ Writes cli.csv and cli.md into the output directory (default bench/results).
 EOF
 }
 
+# need OPTION ARGS...: the option has a value (a missing one was "$2: unbound variable").
+need() {
+    [ $# -ge 2 ] || { echo "bench/cli.sh: $1 needs a value (bench/cli.sh --help)" >&2; exit 2; }
+}
+# count OPTION VALUE: a whole number from 1. "1e3" passed bench_urls but not the shell's
+# arithmetic, which then left the expected count empty and cli.md unwritten; "abc" and "0" left
+# an empty keys file behind.
+count() {
+    [[ $2 =~ ^[1-9][0-9]*$ ]] ||
+        { echo "bench/cli.sh: $1: expected a whole number from 1, got '$2'" >&2; exit 2; }
+}
 while [ $# -gt 0 ]; do
     case "$1" in
-    --build-dir) build=$2; shift 2 ;;
-    --lines) lines=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    --grep-timeout) grep_timeout=$2; shift 2 ;;
-    --grep-mem-gib) grep_mem_gib=$2; shift 2 ;;
+    --build-dir) need "$@"; build=$2; shift 2 ;;
+    --lines) need "$@"; count "$@"; lines=$2; shift 2 ;;
+    --threads) need "$@"; count "$@"; threads=$2; shift 2 ;;
+    --out) need "$@"; out=$2; shift 2 ;;
+    --work) need "$@"; work=$2; shift 2 ;;
+    --grep-timeout) need "$@"; count "$@"; grep_timeout=$2; shift 2 ;;
+    --grep-mem-gib) need "$@"; count "$@"; grep_mem_gib=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
     esac
@@ -56,8 +67,12 @@ fi
 
 keys="$work/keys-$lines.txt"
 queries="$work/queries-$lines.txt"
-[ -s "$keys" ] || "$urls" keys "$lines" > "$keys"
-[ -s "$queries" ] || "$urls" queries "$lines" > "$queries"
+# Inputs are kept between runs; written under another name first, so that a run stopped while
+# writing one cannot leave a short file that later runs would take for the whole input.
+for kind in keys queries; do
+    f="$work/$kind-$lines.txt"
+    [ -s "$f" ] || { "$urls" "$kind" "$lines" > "$f.part" && mv "$f.part" "$f"; }
+done
 cat "$keys" "$queries" > /dev/null # warm page cache
 key_mb=$(( $(stat -c %s "$keys") / 1000000 ))
 expect=$(( (lines + 1) / 2 )) # the even query lines are present keys

@@ -7,6 +7,7 @@ set -u
 
 BUILD=$(cd "${1:?usage: run_bench_arg_tests.sh BUILD_DIR}" && pwd)
 BIN=$BUILD/bench
+SRC=$(cd "$(dirname "$0")/../../bench" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/bloomline-bench-args.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
@@ -80,6 +81,19 @@ expect 1 "size too large" "$BIN/bench_fpr" --keys 2^62 --queries-min 1 --queries
 expect 0 "hash set" "$BIN/bench_filters" --sizes 1,2 --sample 1 --reps 5 --keys u64,url --no-libbloom \
     --layouts blocked --kernels scalar
 lacks "$T/out" nan "bench_filters --sizes 1,2 --sample 1"
+
+# The scripts: a missing value, a build dir in no directory, counts their shell arithmetic and
+# bench_urls cannot both take; nothing of the run starts.
+expect 2 "--out needs a value" "$SRC/run" --quick --no-build --out
+expect 2 "/nonexistent is not a directory" "$SRC/run" --quick --no-build --build-dir /nonexistent/b
+expect 2 "--cli-lines: .*'1e3'" "$SRC/run" --quick --no-build --cli-lines 1e3
+expect 2 "--lines needs a value" "$SRC/cli.sh" --lines
+for v in 1e3 0 abc; do
+    expect 2 "--lines: .*'$v'" "$SRC/cli.sh" --build-dir "$BUILD" --out "$T/o" --work "$T/w" \
+        --lines "$v"
+done
+[ ! -e "$T/w" ] || lacks <(ls "$T/w") . "bench/cli.sh with a bad --lines left files"
+expect 2 "--build-dir needs a value" "$SRC/scale" --no-record --build-dir
 
 echo "bench args: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
