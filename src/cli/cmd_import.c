@@ -139,6 +139,10 @@ int cli_cmd_import(int argc, char **argv)
                   cli_input_name(in), format, len);
         return CLI_EXIT_ERROR;
     }
+    if (st == BL_E_NOMEM) { /* the input is fine: the filter it describes does not fit */
+        cli_error("%s: cannot import: %s", cli_input_name(in), bl_strerror(st));
+        return CLI_EXIT_ERROR;
+    }
     if (st != BL_OK) {
         cli_error("%s: not a valid %s filter: %s", cli_input_name(in), format, bl_strerror(st));
         return CLI_EXIT_ERROR;

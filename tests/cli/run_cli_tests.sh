@@ -450,6 +450,10 @@ if (ulimit -d 100000; "$B" --version) > /dev/null 2>&1; then
         import --format guava cl64.guava -o cl64i.blf
     expect_status "query the 64 MiB guava import" 0 "$B" query cl64i.blf pos.txt
     check "64 MiB guava import: every key" cmp -s out pos.txt
+    # Without room for the filter, the valid input is not called invalid.
+    expect_error "import a 64 MiB guava file in 40 MB of data" "cl64.guava: cannot import: out of" \
+        bash -c 'ulimit -d 40000; exec "$0" "$@"' "$B" import --format guava cl64.guava -o x.blf
+    check "guava import out of memory: not called invalid" test -z "$(grep "not a valid" err)"
     rm -f cl64.blf cl64.guava cl64i.blf
 fi
 (trap '' PIPE; "$B" export cl3.blf --format guava -o - 2> err | head -c 10 > /dev/null
