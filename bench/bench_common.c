@@ -2,6 +2,7 @@
 /* Shared benchmark helpers: timing and statistics, pinning, key and URL generators, arguments. */
 #include "bench_common.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -113,8 +114,18 @@ int bb_pin_thread(int cpu)
     /* The last CPU by default; BLOOMLINE_BENCH_CPU picks another, so that two benchmark runs on
      * a shared machine do not end up time-sliced on one core. */
     const char *env = getenv("BLOOMLINE_BENCH_CPU");
-    if (cpu < 0 && env != NULL && *env != '\0')
-        cpu = atoi(env) % (int)ncpu;
+    if (cpu < 0 && env != NULL && *env != '\0') {
+        /* Read whole and in range: atoi pinned "abc" to CPU 0 and wrapped "5" onto another. */
+        char *end;
+        errno = 0;
+        const long want = strtol(env, &end, 10);
+        if (end == env || *end != '\0' || errno != 0 || want < 0 || want >= ncpu) {
+            fprintf(stderr, "bench: BLOOMLINE_BENCH_CPU=%s: expected a CPU number from 0 to %ld\n",
+                    env, ncpu - 1);
+            exit(2);
+        }
+        cpu = (int)want;
+    }
     if (cpu < 0)
         cpu = (int)ncpu - 1;
 #ifdef BB_HAVE_HWLOC

@@ -63,6 +63,12 @@ expect 2 "--threads: .*'1e3'" "$BIN/bench_scale" --keys 1000 --threads 1e3
 expect 2 "--fpp: .*'0.01abc'" "$BIN/bench_scale" --keys 1000 --fpp 0.01abc
 expect 2 "N: .*'0'" "$BIN/bench_urls" keys 0
 expect 2 "N: .*'1e30'" "$BIN/bench_urls" keys 1e30
+# The CPU to pin to, from the environment: read whole and within the CPUs this machine has.
+for v in abc 1x -1 99999; do
+    expect 2 "BLOOMLINE_BENCH_CPU=$v: expected a CPU number" env BLOOMLINE_BENCH_CPU="$v" \
+        "$BIN/bench_probe" --quick
+done
+expect 0 "rolling" env BLOOMLINE_BENCH_CPU=0 "$BIN/bench_probe" --quick
 
 # A CSV that cannot be written fails the run (status 1), before it starts where it can be opened.
 expect 1 "/nonexistent/p.csv" "$BIN/bench_probe" --quick --csv /nonexistent/p.csv
