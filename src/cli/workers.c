@@ -48,7 +48,10 @@ static unsigned topo_cores(void)
 }
 
 /* Worker i runs on core i (round robin past the core count), on one PU of it, so that two
- * workers never share a core while another core idles. Failure just leaves the thread free. */
+ * workers never share a core while another core idles. Failure just leaves the thread free.
+ * Only a run with a worker for every core is pinned (cli_run): fewer workers pinned to the
+ * first cores put every concurrent run there (xargs -P 4 bloomline query -t 1 ... ran all four
+ * on core 0 while the others idled), where the scheduler spreads them. */
 static void pin_worker(unsigned i)
 {
     const unsigned cores = topo_cores();
@@ -87,6 +90,7 @@ typedef struct pool {
     pthread_cond_t order_cv;
     uint64_t commit_seq; /* under order_lock */
     int stop;            /* atomic: an error somewhere, everyone winds down */
+    bool pin;            /* a worker for every core: each is placed on its own (pin_worker) */
 } pool;
 
 typedef struct worker_arg {
@@ -117,7 +121,8 @@ static void *worker_main(void *arg)
     worker_arg *wa = arg;
     pool *pl = wa->pl;
     cli_job *job = pl->job;
-    pin_worker(wa->id);
+    if (pl->pin)
+        pin_worker(wa->id);
     cli_chunk c;
     memset(&c, 0, sizeof c);
     for (;;) {
@@ -164,7 +169,8 @@ int cli_run(cli_job *job)
     worker_arg *args = cli_malloc(n * sizeof *args);
     pthread_t *tids = cli_malloc(n * sizeof *tids);
     unsigned started = 1;
-    (void)topo_cores(); /* load the topology here, before the workers read it */
+    /* Load the topology here, before the workers read it. */
+    pl.pin = topo_cores() > 0 && n >= topo_cores();
     for (unsigned i = 0; i < n; i++)
         args[i] = (worker_arg){&pl, i};
     /* The calling thread is worker 0. */

@@ -267,6 +267,20 @@ cat big.txt neg.txt big.txt > bigq.txt
 "$B" query -t 3 t1_blocked.blf bigq.txt > q3
 check "threads: query output identical" cmp -s q1 q3
 check "threads: query output non-trivial" test "$(wc -l < q1)" -ge 240000
+# Fewer workers than cores are left to the scheduler: pinned to the first cores, concurrent
+# runs (xargs -P 4 bloomline query -t 1) all ran on core 0. The worker places itself before it
+# opens its input, so once the FIFO's writer is open its affinity is settled.
+if [ "$(nproc)" -ge 2 ]; then
+    allowed=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+    mkfifo place.fifo
+    "$B" query -t 1 ab.blf place.fifo > /dev/null &
+    qpid=$!
+    exec 4> place.fifo
+    check "-t 1 is not pinned (allowed $allowed)" \
+        test -z "$(grep -h Cpus_allowed_list /proc/$qpid/task/*/status | grep -v "	$allowed$")"
+    exec 4>&-
+    wait "$qpid"
+fi
 
 # ---- chunk boundaries: regular files are cut into ranges read in parallel, streams in order ----
 awk -v s="$SEED" 'BEGIN { srand(s + 1);
