@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,14 @@ static bool topo_load(void)
             /* Only cores and PUs matter here; skipping caches and I/O keeps the load quick. */
             hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
             hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+#if HWLOC_API_VERSION >= 0x00020100
+            /* Only the cores the process may run on (taskset, numactl, a service's
+             * CPUAffinity): from the whole machine, the default -t counted cores it was kept
+             * off and pin_worker moved workers onto them (taskset -c 1 bloomline query ran a
+             * worker on CPU 0), and discovery itself may briefly run there. */
+            hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
+                                               HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING);
+#endif
             if (hwloc_topology_load(topo) == 0) {
                 topo_state = 1;
                 atexit(topo_free);
@@ -76,7 +85,10 @@ unsigned cli_default_threads(void)
 {
     unsigned n = topo_cores();
     if (n == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        /* The CPUs this process may run on (taskset), as above; else those online. */
+        cpu_set_t set;
+        long c = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                             : sysconf(_SC_NPROCESSORS_ONLN);
         n = c > 0 ? (unsigned)c : 1;
     }
     return n > 1024 ? 1024 : n;

@@ -281,6 +281,18 @@ if [ "$(nproc)" -ge 2 ]; then
     exec 4>&-
     wait "$qpid"
 fi
+# Run inside a CPU set (taskset, numactl), workers stay in it: the topology was the whole
+# machine's, and worker 0 was pinned to its first core (taskset -c 1 ran it on CPU 0).
+if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
+    last=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*[-,	]//')
+    taskset -c "$last" "$B" query ab.blf place.fifo > /dev/null &
+    qpid=$!
+    exec 4> place.fifo
+    check "taskset -c $last: the workers stay on CPU $last" \
+        test -z "$(grep -h Cpus_allowed_list /proc/$qpid/task/*/status | grep -v "	$last$")"
+    exec 4>&-
+    wait "$qpid"
+fi
 
 # ---- chunk boundaries: regular files are cut into ranges read in parallel, streams in order ----
 awk -v s="$SEED" 'BEGIN { srand(s + 1);
