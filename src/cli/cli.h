@@ -140,6 +140,7 @@ typedef struct cli_chunk {
     bool first; /* the range starts at a line start (the file's first chunk) */
     void *map;  /* the mapping data points into, if any */
     size_t map_len;
+    cli_file *held; /* the file data came from, open until the chunk is checked */
 } cli_chunk;
 
 typedef struct cli_reader {
@@ -177,8 +178,9 @@ void cli_reader_stop(cli_reader *r);
 int cli_chunk_load(cli_reader *r, cli_chunk *c);
 void cli_chunk_release(cli_chunk *c);
 /* After a chunk is processed, in the same thread: -1 (reported) if its file shrank while it was
- * read, so that the chunk read zeros where the file had been and must be discarded; else 0. */
-int cli_chunk_check(cli_reader *r, const cli_chunk *c);
+ * read, so that the chunk may have read zeros where the file had been and must be discarded;
+ * else 0. */
+int cli_chunk_check(cli_reader *r, cli_chunk *c);
 const char *cli_input_name(const char *path);
 /* The INPUT operands argv[first..argc), or "-" (standard input) when there are none. */
 char *const *cli_inputs(int argc, char **argv, int first, size_t *n);

@@ -342,6 +342,8 @@ static ssize_t pread_full(int fd, char *buf, size_t n, uint64_t off)
 
 void cli_chunk_release(cli_chunk *c)
 {
+    file_release(c->held);
+    c->held = NULL;
     map_lo = map_hi = NULL;
     if (c->map != NULL)
         munmap(c->map, c->map_len);
@@ -392,6 +394,8 @@ static const char *fetch(cli_chunk *c, const cli_file *f, uint64_t from, size_t 
 
 int cli_chunk_load(cli_reader *r, cli_chunk *c)
 {
+    file_release(c->held); /* the previous chunk's, if it was not checked (a failed run) */
+    c->held = NULL;
     cli_file *f = c->src;
     if (f == NULL)
         return 0;
@@ -434,13 +438,24 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
         c->len = e > s ? e - s : 0;
         break;
     }
-    file_release(f);
+    c->held = f; /* its reference, released by cli_chunk_check */
     return 0;
 }
 
-int cli_chunk_check(cli_reader *r, const cli_chunk *c)
+int cli_chunk_check(cli_reader *r, cli_chunk *c)
 {
-    if (!map_lost)
+    /* A file cut to a length inside a page it had (not to 0, as copytruncate does) raises no
+     * SIGBUS: the kernel zeroes the rest of that page, and the chunk read those zeros as its
+     * last line (query -v printed 100 NUL bytes the file never held, status 0). The size the
+     * file had when opened, checked once the chunk is processed, catches every shrink that
+     * came before its last read. */
+    cli_file *f = c->held;
+    c->held = NULL;
+    struct stat st;
+    const bool shrank = map_lost ||
+                        (f != NULL && fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < f->size);
+    file_release(f);
+    if (!shrank)
         return 0;
     map_lost = 0;
     /* Later chunks of the file are past its end too: one message is enough. */
