@@ -267,31 +267,33 @@ cat big.txt neg.txt big.txt > bigq.txt
 "$B" query -t 3 t1_blocked.blf bigq.txt > q3
 check "threads: query output identical" cmp -s q1 q3
 check "threads: query output non-trivial" test "$(wc -l < q1)" -ge 240000
-# Fewer workers than cores are left to the scheduler: pinned to the first cores, concurrent
-# runs (xargs -P 4 bloomline query -t 1) all ran on core 0. The worker places itself before it
-# opens its input, so once the FIFO's writer is open its affinity is settled.
+# placed_on NAME CPUS COMMAND...: COMMAND, a query reading place.fifo, runs every thread on
+# exactly CPUS (a Cpus_allowed_list). A worker places itself before it opens its input, so once
+# the FIFO's writer is open its affinity is settled.
+placed_on() {
+    local name=$1 want=$2; shift 2
+    "$@" > /dev/null &
+    local pid=$!
+    exec 4> place.fifo
+    local got
+    got=$(grep -h Cpus_allowed_list /proc/$pid/task/*/status | cut -f2 | sort -u | tr '\n' ' ')
+    check "$name (got $got)" test "$got" = "$want "
+    exec 4>&-
+    wait "$pid"
+}
 if [ "$(nproc)" -ge 2 ]; then
-    allowed=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
     mkfifo place.fifo
-    "$B" query -t 1 ab.blf place.fifo > /dev/null &
-    qpid=$!
-    exec 4> place.fifo
-    check "-t 1 is not pinned (allowed $allowed)" \
-        test -z "$(grep -h Cpus_allowed_list /proc/$qpid/task/*/status | grep -v "	$allowed$")"
-    exec 4>&-
-    wait "$qpid"
-fi
-# Run inside a CPU set (taskset, numactl), workers stay in it: the topology was the whole
-# machine's, and worker 0 was pinned to its first core (taskset -c 1 ran it on CPU 0).
-if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
+    # Fewer workers than cores are left to the scheduler: pinned to the first cores, concurrent
+    # runs (xargs -P 4 bloomline query -t 1) all ran on core 0.
+    allowed=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+    placed_on "-t 1 is not pinned (allowed $allowed)" "$allowed" "$B" query -t 1 ab.blf place.fifo
+    # Run inside a CPU set (taskset, numactl), workers stay in it: the topology was the whole
+    # machine's, and worker 0 was pinned to its first core (taskset -c 1 ran it on CPU 0).
     last=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*[-,	]//')
-    taskset -c "$last" "$B" query ab.blf place.fifo > /dev/null &
-    qpid=$!
-    exec 4> place.fifo
-    check "taskset -c $last: the workers stay on CPU $last" \
-        test -z "$(grep -h Cpus_allowed_list /proc/$qpid/task/*/status | grep -v "	$last$")"
-    exec 4>&-
-    wait "$qpid"
+    if command -v taskset > /dev/null; then
+        placed_on "taskset -c $last: the workers stay on CPU $last" "$last" \
+            taskset -c "$last" "$B" query ab.blf place.fifo
+    fi
 fi
 
 # ---- chunk boundaries: regular files are cut into ranges read in parallel, streams in order ----
@@ -656,7 +658,8 @@ size=$(wc -c < shrink2.txt)
 st=${PIPESTATUS[0]}
 check "input cut inside its last page: status 2 (got $st)" test "$st" -eq 2
 check "input cut inside its last page: named" grep -q "shrink2.txt: .*shrank" err
-check "input cut inside its last page: no NUL bytes made up" test "$(tr -cd '\0' < out | wc -c)" -eq 0
+check "input cut inside its last page: no NUL bytes made up" \
+    test "$(tr -cd '\0' < out | wc -c)" -eq 0
 expect_error "missing filter" "nofilter.blf" "$B" query nofilter.blf pos.txt
 expect_error "directory filter" "is a directory" "$B" query "$T" pos.txt
 # A filter that is no regular file (a pipe, a device, '-') is refused as such: mapping or loading
