@@ -358,6 +358,25 @@ printf '1\tk1\n2\tk2\n' | "$B" add -f 2 add.blf 2> /dev/null
 printf 'k1\nk2\n' | "$B" query -c add.blf > out
 check "add -f from stdin" test "$(cat out)" = 2
 expect_error "add to missing filter" "nofilter.blf" "$B" add nofilter.blf part1.txt
+# Two adds to one filter at once take turns: both loaded the old filter, and the last save
+# dropped the other's keys (status 0 for both). The first waits on a FIFO with the filter loaded
+# (its writer opens once it reads); the second then starts, and the FIFO is fed once it had time
+# to load the old filter too.
+"$B" build -n 50000 -o turns.blf part1.txt
+mkfifo turns.fifo
+timeout 30 "$B" add turns.blf turns.fifo &
+first=$!
+exec 5> turns.fifo
+timeout 30 "$B" add turns.blf part2.txt 5>&- & # the FIFO's writer is ours alone
+second=$!
+sleep 0.3
+cat neg.txt >&5
+exec 5>&-
+wait "$first"
+wait "$second"
+expect_status "concurrent adds" 0 "$B" query -c turns.blf neg.txt part2.txt
+check "concurrent adds: every key of both ($(tr '\n' ' ' < out))" \
+    test "$(cat out)" = "$(printf 'neg.txt:20000\npart2.txt:%s' "$(wc -l < part2.txt)")"
 
 # ---- info -------------------------------------------------------------------------------------------
 expect_status "info" 0 "$B" info f.blf
