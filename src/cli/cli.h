@@ -110,6 +110,8 @@ typedef struct cli_progress {
 } cli_progress;
 
 void cli_progress_init(cli_progress *p, bool quiet, uint64_t total_bytes);
+/* A byte count for people: "512 B", "1.2 GiB". */
+void cli_human_bytes(double b, char *out, size_t cap);
 void cli_progress_lines(cli_progress *p, uint64_t n);
 /* Called with the reader's lock held, after each chunk is read. */
 void cli_progress_update(cli_progress *p, uint64_t bytes_done);

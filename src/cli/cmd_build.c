@@ -161,6 +161,28 @@ static bl_status create(const build_opts *o, uint64_t keys, bl_layout layout, bl
     return bl_create_geometry(f, layout, o->bits, k, o->seed, 0, NULL);
 }
 
+/* A refused allocation says only "out of memory": the size the design needs shows a -n or -p
+ * off by orders of magnitude (-n 1T asks for 1.1 TiB). Empty when it cannot be told. */
+static void needed_size(const build_opts *o, uint64_t keys, bl_layout layout, char *out,
+                        size_t cap)
+{
+    bl_params p;
+    bl_params_init(&p);
+    uint64_t bits = o->bits;
+    unsigned k;
+    bl_status st = BL_OK;
+    if (bits == 0)
+        st = o->bpk_set ? bl_size_for_bits_per_key(layout, keys, o->bpk, &bits, &k)
+                        : bl_size_for_fpp(layout, keys, o->fpp_set ? o->fpp : p.fpp, &bits, &k);
+    out[0] = '\0';
+    if (st == BL_OK && bits > 0) {
+        char size[32];
+        cli_human_bytes((double)bits / 8, size, sizeof size);
+        /* a forced k other than the best needs more than this: the best k's size */
+        snprintf(out, cap, " (it needs %s%s)", o->k ? "at least " : "", size);
+    }
+}
+
 /* -b or --bits so small that the design itself answers yes to most keys (the library refuses
  * only a rate of exactly 1; -b 0.01 for 5000 keys made one line, rate 0.9999). A rate asked for
  * with -p is the user's choice. */
@@ -263,8 +285,11 @@ int cli_cmd_build(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     if (st != BL_OK) {
-        cli_error("cannot create a %s filter for %llu keys: %s", bl_layout_name(layout),
-                  (unsigned long long)keys, bl_strerror(st));
+        char need[64] = "";
+        if (st == BL_E_NOMEM)
+            needed_size(&o, keys, layout, need, sizeof need);
+        cli_error("cannot create a %s filter for %llu keys: %s%s", bl_layout_name(layout),
+                  (unsigned long long)keys, bl_strerror(st), need);
         return CLI_EXIT_ERROR;
     }
     warn_useless_design(&o, f, keys);

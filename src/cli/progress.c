@@ -36,7 +36,7 @@ void cli_progress_lines(cli_progress *p, uint64_t n)
         __atomic_fetch_add(&p->lines, n, __ATOMIC_RELAXED);
 }
 
-static void human_bytes(double b, char *out, size_t cap)
+void cli_human_bytes(double b, char *out, size_t cap)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     unsigned u = 0;
@@ -59,11 +59,11 @@ void cli_progress_update(cli_progress *p, uint64_t bytes_done)
     const double el = t - p->start;
     const uint64_t lines = __atomic_load_n(&p->lines, __ATOMIC_RELAXED);
     char done[32], total[32];
-    human_bytes((double)bytes_done, done, sizeof done);
+    cli_human_bytes((double)bytes_done, done, sizeof done);
     char line[160];
     int n = snprintf(line, sizeof line, "\r%s", done);
     if (p->total_bytes > 0 && bytes_done <= p->total_bytes) {
-        human_bytes((double)p->total_bytes, total, sizeof total);
+        cli_human_bytes((double)p->total_bytes, total, sizeof total);
         n += snprintf(line + n, sizeof line - (size_t)n, " of %s (%.0f%%)", total,
                       100.0 * (double)bytes_done / (double)p->total_bytes);
     }

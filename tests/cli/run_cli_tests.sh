@@ -750,6 +750,10 @@ expect_error "-k on sbbf" "-k 3: a sbbf filter always uses 8 hash functions" \
     "$B" build -l sbbf -n 1000 -k 3 -o x.blf pos.txt
 expect_error "-k cannot reach -p" "-k 1: no filter up to the size limit" \
     "$B" build -p 1e-9 -k 1 -n 1000000000 -o x.blf pos.txt
+# A refused allocation says what the design needs ("out of memory" alone did not show that -n
+# was off by orders of magnitude): 2^48 keys need more than any address space holds.
+expect_error "build past memory: the size it needs" "out of memory (it needs 317.8 TiB)" \
+    "$B" build -n 281474976710656 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
 # Standard input closed: '-' is an error, never another input opened in its place (descriptor 0).
 expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build -o x.blf part1.txt -"
