@@ -56,8 +56,10 @@ static unsigned topo_cores(void)
     return n > 0 ? (unsigned)n : 0;
 }
 
-/* Worker i runs on core i (round robin past the core count), on one PU of it, so that two
- * workers never share a core while another core idles. Failure just leaves the thread free.
+/* Worker i runs on core i (round robin past the core count), so that two workers never share a
+ * core while another core idles. It is bound to the whole core, any of its PUs (hyperthreads):
+ * bound to the core's first PU, the workers of -t 8 on 4 cores of 2 PUs shared those 4 PUs while
+ * their siblings idled, and so did two runs side by side. Failure just leaves the thread free.
  * Only a run with a worker for every core is pinned (cli_run): fewer workers pinned to the
  * first cores put every concurrent run there (xargs -P 4 bloomline query -t 1 ... ran all four
  * on core 0 while the others idled), where the scheduler spreads them. */
@@ -67,14 +69,8 @@ static void pin_worker(unsigned i)
     if (cores == 0)
         return;
     hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, i % cores);
-    if (core == NULL || core->cpuset == NULL)
-        return;
-    hwloc_bitmap_t set = hwloc_bitmap_dup(core->cpuset);
-    if (set == NULL)
-        return;
-    hwloc_bitmap_singlify(set);
-    (void)hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
-    hwloc_bitmap_free(set);
+    if (core != NULL && core->cpuset != NULL)
+        (void)hwloc_set_cpubind(topo, core->cpuset, HWLOC_CPUBIND_THREAD);
 }
 #else
 static unsigned topo_cores(void) { return 0; }
