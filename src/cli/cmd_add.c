@@ -3,6 +3,7 @@
  * atomically. */
 #include "cli.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -50,8 +51,9 @@ static void warn_absent(const char *path, uint64_t absent, uint64_t removed)
  * no longer at path: it then locks the new one. -1 when there is nothing to lock (no regular
  * file there: cli_open_filter says why) or the file system has no locks (as before, unlocked);
  * else the descriptor holding the lock, to close after the save. */
-static int lock_filter(const char *path)
+static int lock_filter(const char *path, bool quiet)
 {
+    bool told = false;
     for (;;) {
         struct stat held, now;
         if (stat(path, &now) != 0 || !S_ISREG(now.st_mode))
@@ -59,6 +61,14 @@ static int lock_filter(const char *path)
         const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             return -1;
+        /* A holder may take long, or forever (an add left reading a terminal): someone at a
+         * terminal is told why nothing happens; scripts running many adds are not (one line
+         * per waiter in their logs). */
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && !told && !quiet &&
+            isatty(STDERR_FILENO)) {
+            cli_warn("%s: another add or remove is changing it: waiting for it to finish", path);
+            told = true;
+        }
         if (flock(fd, LOCK_EX) != 0) {
             close(fd);
             return -1;
@@ -95,7 +105,7 @@ static int add_or_remove(int argc, char **argv, bool remove)
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
 
-    const int lock = lock_filter(path);
+    const int lock = lock_filter(path, cm.quiet);
     bl_filter *f;
     bl_info info;
     if (cli_open_filter(path, true, true, &f, &info) != 0) {

@@ -835,6 +835,20 @@ if script -qec true /dev/null > /dev/null 2>&1; then
         /dev/null > tty.txt 2>&1
     check "message during progress: shown" grep -q "nosuch.txt: cannot open" tty.txt
     check "message during progress: on its own row" test -z "$(tr '\r' '\n' < tty.txt | grep 'lines/s.*nosuch')"
+    # An add that waits for another add of its filter (which may take long, or forever if it
+    # reads a terminal) says why on a terminal; the holder reads a FIFO only this shell writes.
+    "$B" build -o wait.blf part1.txt
+    mkfifo wait.fifo
+    "$B" add wait.blf wait.fifo &
+    holder=$!
+    exec 5> wait.fifo
+    script -qec "'$B' add wait.blf part2.txt" /dev/null > tty.txt 2>&1 5>&- &
+    waiter=$!
+    sleep 0.5
+    exec 5>&-
+    wait "$holder" "$waiter"
+    check "add waiting for another on a terminal: says so" \
+        grep -q "wait.blf: another add or remove is changing it: waiting" tty.txt
 fi
 
 echo "cli: $PASS passed, $FAIL failed"
