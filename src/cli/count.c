@@ -67,9 +67,21 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
             return 1;
         }
     }
+    /* Standard input is read once: a second '-' reads nothing (it was counted twice, sizing the
+     * filter for twice the keys). The others are all counted, repeats included, as they are
+     * all read. */
+    char **once = cli_malloc(npaths * sizeof *once);
+    size_t nonce = 0;
+    bool stdin_seen = false;
+    for (size_t f = 0; f < npaths; f++) {
+        const bool is_stdin = strcmp(paths[f], "-") == 0;
+        if (!is_stdin || !stdin_seen)
+            once[nonce++] = paths[f];
+        stdin_seen = stdin_seen || is_stdin;
+    }
     count_ctx x = {0};
     cli_reader rd;
-    cli_reader_init(&rd, paths, npaths, false);
+    cli_reader_init(&rd, once, nonce, false);
     rd.peek = true;
     /* Counting reads the input without consuming it: regular files are read at offsets. */
     cli_job job = {.reader = &rd, .threads = threads, .process = count_process, .ctx = &x};
@@ -77,6 +89,7 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
     if (rd.errors > 0)
         rc = -1;
     cli_reader_free(&rd);
+    free(once);
     *lines = x.lines;
     return rc;
 }

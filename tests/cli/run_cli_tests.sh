@@ -349,6 +349,9 @@ check "chunks: file and stream build the same filter" cmp -s vb_file.blf vb_stre
 check "stdin from a file is counted (not scalable)" grep -q "^layout: *blocked" out
 "$B" build -t 1 -o vb_named.blf var2.txt
 check "stdin from a file == the file named" cmp -s vb_redirect.blf vb_named.blf
+# Standard input is read once, so counted once: '- -' sized for twice its lines.
+"$B" build -t 2 -o vb_twice.blf - - < var2.txt
+check "stdin named twice: counted once" cmp -s vb_twice.blf vb_named.blf
 
 # ---- add ------------------------------------------------------------------------------------------
 expect_status "build half" 0 "$B" build -n 20000 -o add.blf part1.txt
