@@ -50,7 +50,8 @@ typedef enum bl_status {
     BL_E_INVALID = 1,          /* an argument is invalid (NULL, n = 0, p outside (0,1), ...) */
     BL_E_NOMEM = 2,            /* allocation failed */
     BL_E_TOO_LARGE = 3,        /* the requested size overflows or exceeds a layout's limit */
-    BL_E_UNSUPPORTED = 4,      /* kernel unknown or not supported by this CPU, or op not valid for layout */
+    BL_E_UNSUPPORTED = 4,      /* kernel unknown or not supported by this CPU, or an operation
+                                  the layout does not have */
     BL_E_MISMATCH = 5,         /* filters differ in identity (layout, geometry, hash, seed) */
     BL_E_READ_ONLY = 6,        /* modifying a filter mapped read-only */
     BL_E_IO = 7,               /* a system call failed; errno tells which */
@@ -58,7 +59,8 @@ typedef enum bl_status {
     BL_E_BAD_MAGIC = 9,        /* not a bloomline file */
     BL_E_BAD_VERSION = 10,     /* format version not understood by this build */
     BL_E_BAD_LAYOUT = 11,      /* unknown layout (a parameter, a name, a header's) or hash scheme */
-    BL_E_BAD_GEOMETRY = 12,    /* sizes that overflow or disagree with each other or the data size */
+    BL_E_BAD_GEOMETRY = 12,    /* sizes that overflow or disagree with each other or the data
+                                  size */
     BL_E_BAD_K = 13,           /* number of hash functions out of range for the layout */
     BL_E_HEADER_CHECKSUM = 14, /* header checksum mismatch */
     BL_E_PAYLOAD_CHECKSUM = 15,/* payload checksum mismatch */
@@ -104,14 +106,17 @@ typedef struct bl_params {
     double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN: BL_E_INVALID) */
     unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing);
                                 sized by fpp, the filter is as large as this k needs to meet it */
-    uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for Parquet */
+    uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for
+                                Parquet */
     unsigned flags;          /* BL_FLAG_* */
-    const char *kernel;      /* "scalar", "avx2", "avx512", "neon", or NULL for BLOOMLINE_KERNEL/best */
+    const char *kernel;      /* "scalar", "avx2", "avx512", "neon", or NULL for BLOOMLINE_KERNEL
+                                or else the best */
     double growth;           /* scalable: each stage this many times larger (default 2) */
-    double tightening;       /* scalable: each stage's rate is this times the previous (default 0.5).
-                                Smaller values make later stages dear fast, as blocked lines need
-                                ever more bits at tiny rates: after 10 stages (p = 0.01, growth 2)
-                                the chain averages 28 bits/key at 0.5, 123 at 0.1, 3400 at 0.01.
+    double tightening;       /* scalable: each stage's rate is this times the previous
+                                (default 0.5). Smaller values make later stages dear fast, as
+                                blocked lines need ever more bits at tiny rates: after 10 stages
+                                (p = 0.01, growth 2) the chain averages 28 bits/key at 0.5, 123
+                                at 0.1, 3400 at 0.01.
                                 Values so extreme that the second stage could not be sized or
                                 counted are BL_E_INVALID. A chain grows until its next stage is
                                 too large (BL_E_TOO_LARGE) or cannot be allocated (BL_E_NOMEM):
@@ -129,7 +134,13 @@ typedef struct bl_filter bl_filter;
  * at expected_keys is exactly 1: such a filter would answer yes to every key (a rate just below
  * 1, say 0.9999, is accepted: check bl_get_info's design_fpp). BL_E_TOO_LARGE when no
  * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9 for 10^9 keys;
- * for 1000 keys the size, about 125 GB, is within the limit: allocating it decides). */
+ * for 1000 keys the size, about 125 GB, is within the limit: allocating it decides).
+ * Memory: a payload of 2 MiB or more is an anonymous mapping advised for transparent huge pages
+ * (fewer TLB misses on random lines), so it becomes resident as keys touch it, 2 MiB at a time
+ * where THP is on. A filter sized far beyond the keys it gets is then resident all the same:
+ * sized for 10^9 keys at p = 0.01 (1.2 GB), 100 keys made 0.20 GB resident (blocked; classic,
+ * whose keys touch k places, 0.87 GB). prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) in the process
+ * before bl_create keeps it to 4 KiB pages: 3 MB and 5 MB for the same. */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
 
 /* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:
@@ -271,7 +282,8 @@ typedef struct bl_info {
     uint64_t seed;
     uint64_t bits;             /* total bits (counters x 4 for counting) over all stages */
     size_t bytes;              /* payload bytes over all stages */
-    uint64_t blocks;           /* lines (blocked, counting), 256-bit blocks (sbbf), words (classic) */
+    uint64_t blocks;           /* lines (blocked, counting), 256-bit blocks (sbbf), words
+                                  (classic) */
     unsigned k;
     uint64_t design_keys;      /* n the filter was sized for (0 if unknown) */
     double design_fpp;         /* p the filter was sized for (0 if unknown) */
