@@ -239,7 +239,11 @@ BL_API bl_status bl_remove_u64_batch(bl_filter *filter, const uint64_t *keys, si
                                      size_t *absent);
 
 /* Counting layout only: a read-only-serving copy where each counter > 0 becomes a set bit. It
- * answers every query exactly as the counting filter does. */
+ * answers every query exactly as the counting filter does. It is a blocked filter whose key
+ * probes each set a whole counter's 4 bits; bl_get_info tells it by those whole nibbles (also
+ * once saved and loaded) and estimates it with the counting model. A union of it with a filter
+ * built by adds is estimated with the blocked model, which counts the frozen keys up to 4 times
+ * and underrates the current rate. */
 BL_API bl_status bl_freeze(bl_filter **out, const bl_filter *counting);
 
 /* ------------------------------------------------------------------------------------------ */
