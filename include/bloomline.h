@@ -271,8 +271,15 @@ BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
 /* dst |= src (union) or dst &= src (intersection); BL_E_MISMATCH unless identities are equal.
  * A union answers yes for every key either held; an intersection for every key both held.
  * Counting filters add their counters (saturating) or take the smaller. keys_added becomes the
- * sum or the smaller: a count of insertions, so a filter united with itself counts its keys
- * twice. Scalable filters unite stage by stage (intersection: BL_E_UNSUPPORTED, as a common key
+ * sum, a count of insertions (a filter united with itself counts its keys twice), or the
+ * smaller, after an intersection only a bound on the common keys. The kernels the filters are
+ * bound to are no part of their identity.
+ * An intersection is not the filter of the common keys: bits both filters set for different
+ * keys stay set, so it answers yes to more absent keys than a filter built from the common keys
+ * would (current_fpp gives its rate) and its estimated_keys exceeds the common keys (50000 keys
+ * each, 10000 common, designed for 100000: 15000 to 19000 estimated). The estimates of a, b
+ * and their union give the common keys: est(a) + est(b) - est(a | b) (9900-10100 there).
+ * Scalable filters unite stage by stage (intersection: BL_E_UNSUPPORTED, as a common key
  * may sit in different stages): stage i then holds both chains' stage-i keys, and the union's
  * rate can exceed the design rate (bl_get_info's current_fpp says what it is). */
 BL_API bl_status bl_union(bl_filter *dst, const bl_filter *src);
