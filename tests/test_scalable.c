@@ -316,6 +316,41 @@ static void test_union(void **state)
     bl_free(b);
 }
 
+/* A chain's estimated_keys sums its stages' (bloomline.h, bl_info): keys added again once the
+ * chain has grown go into the newest stage and are counted there once more, as keys_added
+ * counts them; before it grows, the same keys again change no bit. */
+static void test_estimate_counts_stages(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed_or("scalable estimates", TU_STATISTICAL_SEED);
+    enum { N = 20000 };
+    static uint64_t keys[N];
+    for (size_t i = 0; i < N; i++)
+        keys[i] = tu_next(&s);
+    bl_filter *f = make_scalable(N, 0.01, 2, 0.5, 1, NULL);
+    bl_info once, half_again, twice;
+    assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
+    assert_int_equal(bl_get_info(f, &once), BL_OK);
+    assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
+    assert_int_equal(bl_get_info(f, &twice), BL_OK);
+    printf("# %d keys: estimated %.0f in %zu stage(s); added again, %.0f in %zu\n", N,
+           once.estimated_keys, once.stages, twice.estimated_keys, twice.stages);
+    assert_int_equal(once.stages, 1);
+    assert_true(fabs(once.estimated_keys - N) < 0.03 * N);
+    assert_int_equal(twice.stages, 2);
+    assert_true(fabs(twice.estimated_keys - 2 * N) < 0.03 * 2 * N);
+    assert_int_equal(twice.keys_added, 2 * N);
+    bl_free(f);
+    /* Within the first stage the repeats change nothing. */
+    f = make_scalable(2 * N, 0.01, 2, 0.5, 1, NULL);
+    assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
+    assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
+    assert_int_equal(bl_get_info(f, &half_again), BL_OK);
+    assert_int_equal(half_again.stages, 1);
+    assert_true(fabs(half_again.estimated_keys - N) < 0.03 * N);
+    bl_free(f);
+}
+
 /* The file-format bytes of a filter (the caller frees them). */
 static uint8_t *serialized(const bl_filter *f, size_t *len)
 {
@@ -563,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_fpp),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_union),
+        cmocka_unit_test(test_estimate_counts_stages),
         cmocka_unit_test(test_clone_clear),
         cmocka_unit_test(test_rebuilt_from_fields),
         cmocka_unit_test(test_file_roundtrip),
