@@ -98,16 +98,21 @@ static uint64_t blocked_fill(const bl_filter *f, uint64_t *nibbles, bool *frozen
 {
     const uint64_t *w = (const uint64_t *)(const void *)f->data;
     const uint64_t low = 0x1111111111111111ULL;
-    uint64_t set = 0, nz = 0, partial = 0;
-    for (size_t i = 0; i < f->nbytes / 8; i++) {
+    const size_t nwords = f->nbytes / 8;
+    uint64_t set = 0, nz = 0;
+    size_t i = 0;
+    for (; i < nwords; i++) {
         const uint64_t x = w[i], any = bl_counting_nonzero_bits(x);
+        if (any ^ (x & x >> 1 & x >> 2 & x >> 3 & low))
+            break; /* a partial nibble: not frozen */
         set += (uint64_t)__builtin_popcountll(x);
         nz += (uint64_t)__builtin_popcountll(any);
-        partial |= any ^ (x & x >> 1 & x >> 2 & x >> 3 & low);
     }
     *nibbles = nz;
-    *frozen = partial == 0 && set != 0 && set != f->nbits;
-    return set;
+    *frozen = i == nwords && set != 0 && set != f->nbits;
+    /* A filter built by adds shows a partial nibble in its first words: the rest is counted at
+     * the speed of a plain popcount (checking every word made info on 1 GB 2.5x slower). */
+    return set + popcount_bytes((const uint8_t *)(w + i), (nwords - i) * 8);
 }
 
 bl_status bl_get_info(const bl_filter *filter, bl_info *info)
