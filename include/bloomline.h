@@ -279,8 +279,9 @@ BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
  * would, and its estimated_keys exceeds the common keys (50000 keys each, 10000 common,
  * designed for 100000: 15000 to 19000 estimated). The estimates of a, b and their union give
  * the common keys: est(a) + est(b) - est(a | b) (9900-10100 there).
- * An intersection's current_fpp rates its fill as if keys had set it, at or above the rate it answers at
- * (blocked and counting 90000 keys each, 10000 common: 1.2x and 1.7x what they measured).
+ * An intersection's current_fpp rates its fill as if keys had set it: at or above the rate it
+ * answers at (blocked and counting 90000 keys each, 10000 common: 1.2x and 1.7x what they
+ * measured).
  * Scalable filters unite stage by stage (intersection: BL_E_UNSUPPORTED, as a common key
  * may sit in different stages): stage i then holds both chains' stage-i keys, and the union's
  * rate can exceed the design rate (bl_get_info's current_fpp says what it is). */
