@@ -847,7 +847,12 @@ if script -qec true /dev/null > /dev/null 2>&1; then
     exec 5> wait.fifo
     script -qec "'$B' add wait.blf part2.txt" /dev/null > tty.txt 2>&1 5>&- &
     waiter=$!
-    sleep 0.5
+    # Until the waiter has said it (or 10 s): a fixed pause could end before a slow start
+    # (sanitizers, a busy machine) reached the lock, and the holder would then be gone.
+    for _ in $(seq 100); do
+        grep -q "another add or remove" tty.txt 2> /dev/null && break
+        sleep 0.1
+    done
     exec 5>&-
     wait "$holder" "$waiter"
     check "add waiting for another on a terminal: says so" \
