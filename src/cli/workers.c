@@ -21,6 +21,19 @@ static void topo_free(void)
     topo_state = 0;
 }
 
+/* Only the cores the process may run on (taskset, numactl, a service's CPUAffinity): from the
+ * whole machine, the default -t counted cores it was kept off and pin_worker moved workers onto
+ * them (taskset -c 1 bloomline query ran a worker on CPU 0). hwloc_topology_restrict is in
+ * every hwloc 2.x; the load flag that does the same (RESTRICT_TO_CPUBINDING) came with 2.5. */
+static void restrict_to_binding(void)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (set != NULL && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 &&
+        !hwloc_bitmap_iszero(set))
+        (void)hwloc_topology_restrict(topo, set, 0);
+    hwloc_bitmap_free(set);
+}
+
 static bool topo_load(void)
 {
     if (topo_state == 0) {
@@ -29,15 +42,8 @@ static bool topo_load(void)
             /* Only cores and PUs matter here; skipping caches and I/O keeps the load quick. */
             hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
             hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-#if HWLOC_API_VERSION >= 0x00020100
-            /* Only the cores the process may run on (taskset, numactl, a service's
-             * CPUAffinity): from the whole machine, the default -t counted cores it was kept
-             * off and pin_worker moved workers onto them (taskset -c 1 bloomline query ran a
-             * worker on CPU 0), and discovery itself may briefly run there. */
-            hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
-                                               HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING);
-#endif
             if (hwloc_topology_load(topo) == 0) {
+                restrict_to_binding();
                 topo_state = 1;
                 atexit(topo_free);
             } else {
