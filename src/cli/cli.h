@@ -168,6 +168,9 @@ typedef struct cli_reader {
 void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going);
 /* Install the SIGBUS handler for truncated mappings (reader.c), once, before any file is mapped. */
 void cli_catch_sigbus(void);
+/* A file mapped whole, [map, map + len), as input NAME: a read past its end once it shrank ends
+ * the run with "NAME: file shrank while being read" (status 2). map NULL: none any more. */
+void cli_sigbus_names(const void *map, size_t len, const char *name);
 void cli_reader_free(cli_reader *r);
 /* Under the lock: the next chunk, either read (streams) or to load (regular files). 1: a
  * chunk, 0: no more input, -1: a fatal input error (already reported). */

@@ -72,7 +72,7 @@ static int map_input(const char *path, uint64_t max, const char *what, void **ma
             cli_error("%s: larger than any %s filter (at most %llu bytes)", path, what,
                       (unsigned long long)max);
             rc = -1;
-        } else {
+        } else if ((uint64_t)st.st_size <= SIZE_MAX) { /* else (32-bit) read it: it fails */
             void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
             if (m != MAP_FAILED) {
                 (void)madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -116,13 +116,17 @@ int cli_cmd_import(int argc, char **argv)
          cli_read_file(in, max_input(fmt), format, input_limit, &fmt, &buf, &len) < 0))
         return CLI_EXIT_ERROR;
     const unsigned char *bytes = mapped ? map : buf;
+    if (mapped)
+        cli_sigbus_names(map, len, cli_input_name(in));
     bl_filter *f = NULL;
     bl_status st = bl_import(&f, fmt, bytes, len);
     /* Guava's strategy 0 is refused as unsupported, whose bl_strerror text is about kernels (what
      * it means here when BLOOMLINE_KERNEL names a bad one): that stream gets its own message. */
     const bool mitz32 = fmt == BL_FORMAT_GUAVA && len > 0 && bytes[0] == 0;
-    if (mapped)
+    if (mapped) {
+        cli_sigbus_names(NULL, 0, "");
         munmap(map, len);
+    }
     else
         free(buf);
     if (st == BL_E_UNSUPPORTED && mitz32) {

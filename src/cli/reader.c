@@ -40,10 +40,31 @@ static _Thread_local const char *map_lo, *map_hi; /* this thread's chunk mapping
 static _Thread_local volatile sig_atomic_t map_lost;
 static long page_bytes;
 
+/* A whole-file mapping (import's input) whose loss ends the run with its own message, built
+ * beforehand: the handler may only write it. */
+static const char *whole_lo, *whole_hi;
+static char whole_msg[512];
+static size_t whole_msg_len;
+
+void cli_sigbus_names(const void *map, size_t len, const char *name)
+{
+    const int n = snprintf(whole_msg, sizeof whole_msg,
+                           "bloomline %s: %s: file shrank while being read\n",
+                           cli_cmd ? cli_cmd : "", name);
+    whole_msg_len = n < 0 ? 0 : (size_t)n < sizeof whole_msg ? (size_t)n : sizeof whole_msg - 1;
+    whole_lo = map;
+    whole_hi = map != NULL ? (const char *)map + len : NULL;
+}
+
 static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 {
     (void)uctx;
     const char *a = si->si_addr;
+    if (whole_lo != NULL && a >= whole_lo && a < whole_hi) {
+        ssize_t w = write(STDERR_FILENO, whole_msg, whole_msg_len);
+        (void)w;
+        _exit(CLI_EXIT_ERROR);
+    }
     if (map_lo != NULL && a >= map_lo && a < map_hi) {
         void *pg = (void *)((uintptr_t)a - (uintptr_t)a % (uintptr_t)page_bytes);
         if (mmap(pg, (size_t)page_bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
