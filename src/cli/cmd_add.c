@@ -46,35 +46,74 @@ static void warn_absent(const char *path, uint64_t absent, uint64_t removed)
 /* Adds and removes of one filter file take turns: each loads the whole filter, changes it and
  * saves a new file over it, so two at once both started from the old filter and the last save
  * dropped the other's keys (two concurrent adds of 500000 keys each: one set answered no,
- * both exited 0). An exclusive flock on the file held from before the load until after the
- * save serializes them. A save replaces the file, so a waiter may wake holding the lock of one
- * no longer at path: it then locks the new one. -1 when there is nothing to lock (no regular
- * file there: cli_open_filter says why) or the file system has no locks (as before, unlocked);
- * else the descriptor holding the lock, to close after the save. */
+ * both exited 0). A write lock on the file, held from before the load until after the save,
+ * serializes them. It is an open-file-description lock on one byte far past any filter's end:
+ * - not flock: flock(1) around an add (flock F bloomline add F, the way to serialize adds
+ *   before there was a lock) holds that lock in the parent, and the add waited for it forever;
+ *   fcntl and flock locks do not meet on Linux's local file systems;
+ * - not a classic POSIX lock, which closing any descriptor of the file (the load does) drops;
+ * - past the end: where byte-range locks are mandatory (SMB), one on the data would fail the
+ *   load's own reads.
+ * A save replaces the file, so a waiter may wake holding the lock of one no longer at path: it
+ * then locks the new one. -1 when there is nothing to lock (no regular file there:
+ * cli_open_filter says why) or no lock could be had (said, then run unlocked, as before); else
+ * the descriptor holding the lock, to close after the save. */
+#ifdef F_OFD_SETLKW
+static int try_lock(int fd, bool wait)
+{
+    struct flock l;
+    memset(&l, 0, sizeof l);
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    l.l_start = (off_t)1 << (8 * sizeof(off_t) - 2);
+    l.l_len = 1;
+    return fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &l);
+}
+#define LOCK_OPEN_MODE O_RDWR /* a write lock needs a descriptor open for writing */
+#else
+static int try_lock(int fd, bool wait) { return flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)); }
+#define LOCK_OPEN_MODE O_RDONLY
+#endif
+
 static int lock_filter(const char *path, bool quiet)
 {
     bool told = false;
-    for (;;) {
+    for (int attempt = 0;; attempt++) {
         struct stat held, now;
         if (stat(path, &now) != 0 || !S_ISREG(now.st_mode))
             return -1;
-        const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        const int fd = open(path, LOCK_OPEN_MODE | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+            /* A filter this user may not write is replaced all the same (the directory
+             * decides): it runs unlocked, and a read-only file system fails at the save. */
+            if (!quiet && errno != EROFS)
+                cli_warn("%s: cannot lock it (not writable): adds or removes run at the same "
+                         "time may lose keys", path);
+            return -1;
+        }
         if (fd < 0)
             return -1;
         /* A holder may take long, or forever (an add left reading a terminal): someone at a
          * terminal is told why nothing happens; scripts running many adds are not (one line
          * per waiter in their logs). */
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK && !told && !quiet &&
-            isatty(STDERR_FILENO)) {
+        if (try_lock(fd, false) != 0 && (errno == EAGAIN || errno == EACCES) && !told &&
+            !quiet && isatty(STDERR_FILENO)) {
             cli_warn("%s: another add or remove is changing it: waiting for it to finish", path);
             told = true;
         }
-        if (flock(fd, LOCK_EX) != 0) {
+        if (try_lock(fd, true) != 0) {
+            const int e = errno;
             close(fd);
+            if (!quiet)
+                cli_warn("%s: cannot lock it (%s): adds or removes run at the same time may "
+                         "lose keys", path, strerror(e));
             return -1;
         }
-        if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
-            held.st_ino == now.st_ino)
+        /* Bounded: a file system whose inode numbers differ between stat and fstat of one file
+         * (overlayfs before Linux 4.19) would never agree; then the lock held is kept. */
+        if ((fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
+             held.st_ino == now.st_ino) ||
+            attempt == 100)
             return fd;
         close(fd);
     }

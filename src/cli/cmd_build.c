@@ -178,8 +178,10 @@ static void needed_size(const build_opts *o, uint64_t keys, bl_layout layout, ch
     if (st == BL_OK && bits > 0) {
         char size[32];
         cli_human_bytes((double)bits / 8, size, sizeof size);
-        /* a forced k other than the best needs more than this: the best k's size */
-        snprintf(out, cap, " (it needs %s%s)", o->k ? "at least " : "", size);
+        /* Sized by rate, a forced k other than the best needs more than this, the best k's
+         * size; by bits or bits per key, the size is the one asked for whatever k. */
+        const bool by_rate = o->bits == 0 && !o->bpk_set;
+        snprintf(out, cap, " (it needs %s%s)", o->k && by_rate ? "at least " : "", size);
     }
 }
 

@@ -413,6 +413,15 @@ wait "$second"
 expect_status "concurrent adds" 0 "$B" query -c turns.blf neg.txt part2.txt
 check "concurrent adds: every key of both ($(tr '\n' ' ' < out))" \
     test "$(cat out)" = "$(printf 'neg.txt:20000\npart2.txt:%s' "$(wc -l < part2.txt)")"
+# Under flock(1) on the filter itself (how adds were serialized before they locked): the add's
+# own lock must not wait for its parent's, which a flock of its own did forever.
+if command -v flock > /dev/null; then
+    "$B" build -n 50000 -o outer.blf part1.txt
+    expect_status "add under flock(1) of the filter" 0 timeout 20 flock outer.blf \
+        "$B" add outer.blf part2.txt
+    expect_status "add under flock(1): keys in" 0 "$B" query -c outer.blf part2.txt
+    check "add under flock(1): every key ($(cat out))" test "$(cat out)" = "$(wc -l < part2.txt)"
+fi
 
 # ---- info -------------------------------------------------------------------------------------------
 expect_status "info" 0 "$B" info f.blf
@@ -792,6 +801,11 @@ expect_error "-k cannot reach -p" "-k 1: no filter up to the size limit" \
 # was off by orders of magnitude): 2^48 keys need more than any address space holds.
 expect_error "build past memory: the size it needs" "out of memory (it needs 317.8 TiB)" \
     "$B" build -n 281474976710656 -o x.blf pos.txt
+# Sized by --bits, k changes nothing: the size is exact, not "at least" (as it is with -p -k).
+expect_error "build past memory by bits: the exact size" "out of memory (it needs 128.0 TiB)" \
+    "$B" build --bits 1125899906842624 -k 3 -o x.blf pos.txt
+expect_error "build past memory by rate, k forced: at least" "(it needs at least 3" \
+    "$B" build -n 281474976710656 -k 2 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
 # Standard input closed: '-' is an error, never another input opened in its place (descriptor 0).
 expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build -o x.blf part1.txt -"
