@@ -106,31 +106,20 @@ static bool topology(void)
 }
 #endif
 
-int bb_pin_thread(int cpu)
+/* The highest CPU this process may run on (taskset), -1 if the set is unknown. */
+static int last_allowed_cpu(const cpu_set_t *allowed)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 1)
-        ncpu = 1;
-    /* The last CPU by default; BLOOMLINE_BENCH_CPU picks another, so that two benchmark runs on
-     * a shared machine do not end up time-sliced on one core. */
-    const char *env = getenv("BLOOMLINE_BENCH_CPU");
-    if (cpu < 0 && env != NULL && *env != '\0') {
-        /* Read whole and in range: atoi pinned "abc" to CPU 0 and wrapped "5" onto another. */
-        char *end;
-        errno = 0;
-        const long want = strtol(env, &end, 10);
-        if (end == env || *end != '\0' || errno != 0 || want < 0 || want >= ncpu) {
-            fprintf(stderr, "bench: BLOOMLINE_BENCH_CPU=%s: expected a CPU number from 0 to %ld\n",
-                    env, ncpu - 1);
-            exit(2);
-        }
-        cpu = (int)want;
-    }
-    if (cpu < 0)
-        cpu = (int)ncpu - 1;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, allowed))
+            return c;
+    return -1;
+}
+
+static int bind_to_cpu(int cpu)
+{
 #ifdef BB_HAVE_HWLOC
     if (topology()) {
-        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)cpu);
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu);
         if (pu != NULL && hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD) == 0)
             return cpu;
     }
@@ -139,6 +128,57 @@ int bb_pin_thread(int cpu)
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+}
+
+int bb_pin_thread(int cpu)
+{
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        CPU_SET(0, &allowed);
+    /* The last CPU by default; BLOOMLINE_BENCH_CPU picks another, so that two benchmark runs on
+     * a shared machine do not end up time-sliced on one core. Numbers are the system's (as
+     * taskset and /proc/cpuinfo give them), not hwloc's logical indexes, which may differ. */
+    const char *env = getenv("BLOOMLINE_BENCH_CPU");
+    if (cpu < 0 && env != NULL && *env != '\0') {
+        /* Read whole and among the CPUs this process may use: atoi pinned "abc" to CPU 0. */
+        char *end;
+        errno = 0;
+        const long want = strtol(env, &end, 10);
+        if (end == env || *end != '\0' || errno != 0 || want < 0 || want >= CPU_SETSIZE ||
+            !CPU_ISSET((int)want, &allowed)) {
+            fprintf(stderr, "bench: BLOOMLINE_BENCH_CPU=%s: expected a CPU number this process "
+                    "may run on (the last is %d)\n", env, last_allowed_cpu(&allowed));
+            exit(2);
+        }
+        cpu = (int)want;
+    }
+    if (cpu < 0)
+        cpu = last_allowed_cpu(&allowed);
+    return cpu < 0 ? -1 : bind_to_cpu(cpu);
+}
+
+void bb_pin_core(int core)
+{
+#ifdef BB_HAVE_HWLOC
+    if (topology()) {
+        const int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        hwloc_obj_t c = n > 0 ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)(core % n))
+                              : NULL;
+        if (c != NULL && hwloc_set_cpubind(topo, c->cpuset, HWLOC_CPUBIND_THREAD) == 0)
+            return;
+    }
+#endif
+    /* Without hwloc: the core-th CPU this process may run on. */
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) == 0)
+        return;
+    int skip = core % CPU_COUNT(&allowed);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed) && skip-- == 0) {
+            bind_to_cpu(c);
+            return;
+        }
 }
 
 int bb_ncores(void)

@@ -80,9 +80,13 @@ extern volatile uint64_t bb_sink;
 
 /* ---- Machine ---------------------------------------------------------------------------------- */
 
-/* Pin the calling thread to one CPU (hwloc when built with it, else sched_setaffinity). Returns
- * the CPU used or -1. cpu < 0 picks the last CPU of the machine. */
+/* Pin the calling thread to one CPU, by its system number (hwloc when built with it, else
+ * sched_setaffinity). Returns the CPU used or -1. cpu < 0: BLOOMLINE_BENCH_CPU (a number not
+ * among this process's CPUs ends the program with status 2), else the last CPU it may use. */
 int bb_pin_thread(int cpu);
+/* Bind the calling thread to core number `core` (modulo the cores), any of its hardware
+ * threads: workers pinned so never share a core while another idles. */
+void bb_pin_core(int core);
 /* Physical cores (hwloc) or online CPUs. */
 int bb_ncores(void);
 /* One line describing the CPU and caches ("# machine: ..."), for every program's header. */

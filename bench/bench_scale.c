@@ -40,7 +40,7 @@ typedef struct shared {
 typedef struct worker {
     shared *sh;
     int id;
-    int cpu;
+    int core; /* bound to this core (bb_pin_core), -1: not pinned */
     char *arena;
     const void **ptr;
     size_t *len;
@@ -77,8 +77,8 @@ static void *build_parts(void *arg)
 {
     worker *w = arg;
     shared *sh = w->sh;
-    if (w->cpu >= 0)
-        bb_pin_thread(w->cpu);
+    if (w->core >= 0)
+        bb_pin_core(w->core);
     const uint64_t T = (uint64_t)sh->threads;
     for (uint64_t r = 0; r * T * CHUNK < sh->total; r++) {
         const int set = (int)(r & 1);
@@ -101,8 +101,8 @@ static void *run(void *arg)
 {
     worker *w = arg;
     shared *sh = w->sh;
-    if (w->cpu >= 0)
-        bb_pin_thread(w->cpu);
+    if (w->core >= 0)
+        bb_pin_core(w->core);
     uint8_t *res = bb_malloc(CHUNK);
     uint64_t ph = 0, pc = 0, ah = 0, ac = 0;
     for (;;) {
@@ -255,11 +255,10 @@ int main(int argc, char **argv)
            (unsigned long long)n, fpp, info.bytes / 1e9, (double)info.bits / (double)n, info.k,
            threads, info.kernel, build_mode_name(mode));
     worker ws[MAX_THREADS];
-    int ncpu = bb_ncores();
     for (int t = 0; t < threads; t++) {
         ws[t].sh = &sh;
         ws[t].id = t;
-        ws[t].cpu = pin ? t % ncpu : -1;
+        ws[t].core = pin ? t : -1;
         ws[t].arena = bb_malloc(CHUNK * BB_URL_MAX);
         ws[t].ptr = bb_malloc(CHUNK * sizeof *ws[t].ptr);
         ws[t].len = bb_malloc(CHUNK * sizeof *ws[t].len);
