@@ -119,6 +119,32 @@ static int lock_filter(const char *path, bool quiet)
     }
 }
 
+/* Load the filter, add or remove the keys, save it: the work done under the lock. */
+static int change_filter(const char *path, bool remove, const cli_common *cm,
+                         char *const *inputs, size_t ninputs)
+{
+    bl_filter *f;
+    bl_info info;
+    if (cli_open_filter(path, true, true, &f, &info) != 0)
+        return CLI_EXIT_ERROR;
+    if (remove && !can_remove(path, &info)) {
+        bl_free(f);
+        return CLI_EXIT_ERROR;
+    }
+    uint64_t fed = 0, absent = 0;
+    cli_feed_opts fo = {info.layout, inputs, ninputs, cm->field, cm->threads, cm->quiet,
+                        remove ? &absent : NULL};
+    int rc = cli_feed(f, &fo, &fed);
+    if (rc == 0)
+        rc = cli_save_filter(f, path);
+    if (rc == 0 && remove)
+        warn_absent(path, absent, fed);
+    else if (rc == 0)
+        cli_warn_capacity(path, f);
+    bl_free(f);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+}
+
 static int add_or_remove(int argc, char **argv, bool remove)
 {
     const char *cmd = remove ? "remove" : "add";
@@ -145,33 +171,10 @@ static int add_or_remove(int argc, char **argv, bool remove)
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
 
     const int lock = lock_filter(path, cm.quiet);
-    bl_filter *f;
-    bl_info info;
-    if (cli_open_filter(path, true, true, &f, &info) != 0) {
-        if (lock >= 0)
-            close(lock);
-        return CLI_EXIT_ERROR;
-    }
-    if (remove && !can_remove(path, &info)) {
-        bl_free(f);
-        if (lock >= 0)
-            close(lock);
-        return CLI_EXIT_ERROR;
-    }
-    uint64_t fed = 0, absent = 0;
-    cli_feed_opts fo = {info.layout, inputs, ninputs, cm.field, cm.threads, cm.quiet,
-                        remove ? &absent : NULL};
-    int rc = cli_feed(f, &fo, &fed);
-    if (rc == 0)
-        rc = cli_save_filter(f, path);
-    if (rc == 0 && remove)
-        warn_absent(path, absent, fed);
-    else if (rc == 0)
-        cli_warn_capacity(path, f);
-    bl_free(f);
+    const int rc = change_filter(path, remove, &cm, inputs, ninputs);
     if (lock >= 0)
         close(lock);
-    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
+    return rc;
 }
 
 int cli_cmd_add(int argc, char **argv)
