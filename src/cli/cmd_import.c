@@ -126,9 +126,9 @@ int cli_cmd_import(int argc, char **argv)
     if (mapped) {
         cli_sigbus_names(NULL, 0, "");
         munmap(map, len);
-    }
-    else
+    } else {
         free(buf);
+    }
     if (st == BL_E_UNSUPPORTED && mitz32) {
         cli_error("%s: cannot import: a Guava filter of strategy 0 (MURMUR128_MITZ_32, Guava "
                   "before release 17), which bloomline does not implement",
