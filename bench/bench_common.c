@@ -292,18 +292,13 @@ void *bb_malloc(size_t bytes)
     return p;
 }
 
-int bb_urls_make(bb_urls *u, uint64_t first, size_t n)
+void bb_urls_make(bb_urls *u, uint64_t first, size_t n)
 {
     memset(u, 0, sizeof *u);
     u->arena = bb_malloc(n * BB_URL_MAX + 1);
     u->ptr = bb_malloc((n + 1) * sizeof *u->ptr);
     u->len = bb_malloc((n + 1) * sizeof *u->len);
-    if (u->arena == NULL || u->ptr == NULL || u->len == NULL) {
-        bb_urls_free(u);
-        return -1;
-    }
     bb_urls_fill(u, first, n);
-    return 0;
 }
 
 void bb_urls_fill(bb_urls *u, uint64_t first, size_t n)

@@ -124,7 +124,8 @@ typedef struct bb_urls {
     size_t n;
     size_t bytes; /* arena bytes used */
 } bb_urls;
-int bb_urls_make(bb_urls *u, uint64_t first, size_t n);
+/* Keys [first, first + n) in a new set (out of memory: bb_malloc's message and exit). */
+void bb_urls_make(bb_urls *u, uint64_t first, size_t n);
 /* Refill an already allocated set (capacity n) with keys [first, first + n). */
 void bb_urls_fill(bb_urls *u, uint64_t first, size_t n);
 void bb_urls_free(bb_urls *u);

@@ -179,8 +179,6 @@ int main(int argc, char **argv)
         (csv_space != NULL && cs == NULL))
         return 1;
     uint64_t *buf = bb_malloc(CHUNK * sizeof *buf);
-    if (buf == NULL)
-        return 1;
     bb_pin_thread(-1);
     bb_print_machine(stdout);
     printf("# n = %llu keys per filter; absent-key queries sized for ~%.0f expected false "

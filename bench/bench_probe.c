@@ -80,8 +80,6 @@ int main(int argc, char **argv)
             return 1;
         }
         uint64_t *keys = bb_malloc(s * sizeof *keys);
-        if (keys == NULL)
-            return 1;
         bb_keys_u64(keys, 0, s);
         for (int m = 0; m < 3; m++) {
             for (int di = 0; di < (m == BB_PROBE_PLAIN ? 1 : ndists); di++) {

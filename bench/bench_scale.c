@@ -264,9 +264,6 @@ int main(int argc, char **argv)
         ws[t].len = bb_malloc(CHUNK * sizeof *ws[t].len);
         sh.hashes[0][t] = bb_malloc(CHUNK * sizeof(uint64_t));
         sh.hashes[1][t] = bb_malloc(CHUNK * sizeof(uint64_t));
-        if (ws[t].arena == NULL || ws[t].ptr == NULL || ws[t].len == NULL ||
-            sh.hashes[0][t] == NULL || sh.hashes[1][t] == NULL)
-            return 1;
     }
     const int build_threads = mode == BUILD_PLAIN ? 1 : threads;
     pthread_barrier_init(&sh.round, NULL, (unsigned)build_threads);
