@@ -272,7 +272,10 @@ int main(int argc, char **argv)
     }
     printf("\n# honest sizing: %d failure(s)\n", fails);
     free(buf);
-    const bool kept = bb_csv_close(cb, csv_bpk) & bb_csv_close(cp, csv_p) &
-                      bb_csv_close(cs, csv_space);
+    /* Every CSV is closed, so each failure is reported, not only the first. */
+    const bool kept_bpk = bb_csv_close(cb, csv_bpk);
+    const bool kept_p = bb_csv_close(cp, csv_p);
+    const bool kept_space = bb_csv_close(cs, csv_space);
+    const bool kept = kept_bpk && kept_p && kept_space;
     return false_negatives == 0 && failed == 0 && kept ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Runs every test: -Werror build + ctest (unit, per-kernel, CLI, interop, bench smoke), the same
-# under ASan+UBSan, the threaded tests under TSan, the aarch64 build under qemu (NEON kernel),
-# the ISA check, the fuzzer, and the install/find_package check.
+# built with clang and under ASan+UBSan, the threaded tests under TSan, the aarch64 build under
+# qemu (NEON kernel), the ISA check, the fuzzer, and the install/find_package check.
 # Usage: bash scripts/test.sh   (from anywhere)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +16,13 @@ step "release build (-Werror) and ctest"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMLINE_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+# The same with clang, whose warnings differ from gcc's (-Wbitwise-instead-of-logical, ...): a
+# user building with either compiler gets a clean -Werror build and the same answers.
+step "clang build (-Werror) and ctest"
+CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release -DBLOOMLINE_WERROR=ON >/dev/null
+cmake --build build-clang -j"$jobs"
+ctest --test-dir build-clang --output-on-failure -j"$jobs"
 
 step "ASan + UBSan build and ctest"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMLINE_WERROR=ON \
