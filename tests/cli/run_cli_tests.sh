@@ -53,6 +53,26 @@ expect_error() {
     if grep -q -- "$pat" err; then ok; else bad "$name: stderr lacks '$pat': $(head -c 300 err)"; fi
 }
 
+# open_writer FD FIFO PID: exec FD> FIFO, which waits until PID opens FIFO to read. Should PID end
+# first (a crash, a refused argument), a guard opens it instead: the checks after then fail, where
+# the open would have waited for ctest's timeout with nothing said. (A zombie still answers
+# kill -0, so the guard reads its state.)
+open_writer() {
+    local fd=$1 fifo=$2 pid=$3
+    (
+        while [ -e "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2> /dev/null; do
+            sleep 0.1
+        done
+        exec 9< "$fifo"
+        sleep 1
+    ) &
+    local guard=$!
+    eval "exec $fd> \"\$fifo\""
+    kill "$guard" 2> /dev/null
+    wait "$guard" 2> /dev/null
+    return 0
+}
+
 # Seeded random keys: URL-like lines, distinct (the counter makes them so).
 gen_keys() { # gen_keys N SALT
     awk -v n="$1" -v s="$SEED" -v salt="$2" 'BEGIN { srand(s + salt);
@@ -288,7 +308,7 @@ placed_on() {
     local name=$1 want=$2; shift 2
     "$@" > /dev/null &
     local pid=$! got tries=50
-    exec 4> place.fifo
+    open_writer 4 place.fifo "$pid"
     while :; do
         got=$(grep -h Cpus_allowed_list /proc/$pid/task/*/status | cut -f2 | sort -u | tr '\n' ' ')
         [ "$got" = "$want " ] || [ $((tries -= 1)) -eq 0 ] && break
@@ -402,7 +422,7 @@ expect_error "add to missing filter" "nofilter.blf" "$B" add nofilter.blf part1.
 mkfifo turns.fifo
 timeout 30 "$B" add turns.blf turns.fifo &
 first=$!
-exec 5> turns.fifo
+open_writer 5 turns.fifo "$first"
 timeout 30 "$B" add turns.blf part2.txt 5>&- & # the FIFO's writer is ours alone
 second=$!
 sleep 0.3
@@ -619,7 +639,7 @@ expect_error "build into a closed descriptor" "fd/7" "$B" build -o /dev/fd/7 pos
 cp f.blf live.blf
 mkfifo live.fifo
 "$B" query -c live.blf < live.fifo > out 2> err & query=$!
-exec 5> live.fifo
+open_writer 5 live.fifo "$query"
 for _ in $(seq 400); do grep -q live.blf "/proc/$query/maps" 2> /dev/null && break; sleep 0.05; done
 : > live.blf
 cat pos.txt >&5
@@ -880,7 +900,7 @@ if script -qec true /dev/null > /dev/null 2>&1; then
     mkfifo wait.fifo
     "$B" add wait.blf wait.fifo &
     holder=$!
-    exec 5> wait.fifo
+    open_writer 5 wait.fifo "$holder"
     script -qec "'$B' add wait.blf part2.txt" /dev/null > tty.txt 2>&1 5>&- &
     waiter=$!
     # Until the waiter has said it (or 10 s): a fixed pause could end before a slow start
