@@ -24,12 +24,14 @@ static const char overview[] =
     "  intersect  intersection of filters:          bloomline intersect -o OUT F1 F2...\n"
     "  export     as Parquet or Guava bytes:        bloomline export F --format FMT -o OUT\n"
     "  import     from Parquet or Guava bytes:      bloomline import --format FMT IN -o F\n"
-    "  help       help on a command:                bloomline help COMMAND\n"
+    "  help       help on a command:                bloomline help COMMAND (or COMMAND --help)\n"
     "\n"
     "Keys are lines without their newline (and without a trailing \\r), or one field of\n"
     "them (-f N, split on -d DELIM, default tab); keys are bytes, NUL bytes included.\n"
     "INPUT is files or '-' (standard input, the default). Exit status: 0 success (query:\n"
-    "a line was selected), 1 query selected nothing, 2 error.\n";
+    "a line was selected), 1 query selected nothing, 2 error. 'bloomline --version' shows\n"
+    "the version and the kernel this CPU gets (BLOOMLINE_KERNEL=scalar|avx2|avx512|neon\n"
+    "forces one).\n";
 
 static const char help_build[] =
     "usage: bloomline build -o FILTER [-n N] [-p FPP | -b BITS_PER_KEY] [-l LAYOUT] [-k K]\n"
@@ -44,9 +46,11 @@ static const char help_build[] =
     "\n"
     "  -o, --output FILTER     the filter file to write (required; '-' for standard output)\n"
     "  -n, --keys N            size for N distinct keys (10M, 1e7; K M G T are powers of 1000).\n"
-    "                          Without it, regular files are counted first (a fast pass); a\n"
-    "                          stream (stdin, a pipe) grows a scalable filter instead (blocked\n"
-    "                          layout only)\n"
+    "                          Without it, regular files (stdin too, redirected from one) are\n"
+    "                          counted first (a fast pass); a stream (a pipe, a terminal) grows\n"
+    "                          a scalable filter instead (blocked layout only). With -l\n"
+    "                          scalable, N is its first stage's keys (default 2^20: the input\n"
+    "                          is not counted)\n"
     "  -p, --fpp P             target false-positive rate, 0 < P < 1 (default 0.01)\n"
     "  -b, --bits-per-key B    size by bits per key instead of by rate\n"
     "  -l, --layout L          blocked (default: one cache line per key), sbbf (Parquet),\n"
@@ -57,7 +61,8 @@ static const char help_build[] =
     "  -f, --field N           the key is the N-th field (1-based); lines with fewer fields\n"
     "                          have an empty key (skipped, counted in a warning)\n"
     "  -d, --delimiter D       delimiter: a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
-    "      --seed S            hash seed (part of the filter's identity; 0 for Parquet)\n"
+    "      --seed S            hash seed (default 0; part of the filter's identity; Parquet and\n"
+    "                          Guava exports need 0)\n"
     "      --bits M            size in bits, rounded up to whole lines (512 bits), sbbf blocks\n"
     "                          (256) or classic words (64); e.g. a power of two for Parquet\n"
     "  -k, --hashes K          force the number of hash functions (the size still meets -p)\n"
@@ -123,7 +128,7 @@ static const char help_info[] =
     "  -j, --json   machine-readable output\n";
 
 static const char help_merge[] =
-    "usage: bloomline merge -o OUT FILTER FILTER...\n"
+    "usage: bloomline merge -o|--output OUT FILTER FILTER...\n"
     "\n"
     "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT\n"
     "(replaced atomically; '-o -', a device or a FIFO is written into): it answers yes for\n"
@@ -131,7 +136,7 @@ static const char help_merge[] =
     "filters were designed for (its rate then rises).\n";
 
 static const char help_intersect[] =
-    "usage: bloomline intersect -o OUT FILTER FILTER...\n"
+    "usage: bloomline intersect -o|--output OUT FILTER FILTER...\n"
     "\n"
     "Write the bitwise intersection of filters of identical identity to OUT (as merge writes\n"
     "it): it answers yes for every key added to all of them (and possibly others). Scalable\n"

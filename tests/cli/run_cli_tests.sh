@@ -92,6 +92,22 @@ for c in build add remove query info merge intersect export import; do
     check "$c --help text" grep -q "usage: bloomline $c" out
 done
 expect_status "--version" 0 "$B" --version
+expect_status "--help names the others" 0 "$B" --help
+check "--help names COMMAND --help" grep -q -- "COMMAND --help" out
+check "--help names --version" grep -q -- "--version" out
+# Every long option a command accepts is named in its help (merge and intersect took --output
+# unsaid). The tables are read from the source, when it is beside this script.
+for c in build add remove query info merge intersect export import; do
+    src=$c
+    [ "$c" = remove ] && src=add
+    [ "$c" = intersect ] && src=merge
+    [ -r "$HERE/../../src/cli/cmd_$src.c" ] || continue
+    "$B" help "$c" > help.txt
+    for opt in $(grep -o '{"[a-z-]*", [a-z_]*_argument' "$HERE/../../src/cli/cmd_$src.c" |
+                 sed 's/{"\([a-z-]*\)".*/\1/'); do
+        [ "$opt" = help ] || check "$c --$opt in its help" grep -q -- "--$opt" help.txt
+    done
+done
 
 # ---- round trip: known keys and negatives ----------------------------------------------------
 gen_keys 20000 pos > pos.txt
