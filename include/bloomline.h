@@ -34,6 +34,8 @@ extern "C" {
  *   queried at the same time; a query racing with an add of the same key may answer either way.
  *   (Queries read with plain SIMD loads, which C11 counts as a data race with the atomic ORs and
  *   ThreadSanitizer reports; on x86-64 and AArch64 each aligned word is read whole, old or new.)
+ *   A scalable filter cannot take the flag (bl_create gives BL_E_UNSUPPORTED): an add may append
+ *   a stage, which concurrent adders would race on.
  * - Faster for bulk builds, any filter of a line-local layout (blocked, sbbf, counting) may be
  *   built by several threads at once with bl_add_hash_batch_part, each thread owning one part
  *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
@@ -94,7 +96,7 @@ typedef enum bl_hash_scheme {
  * the time at the design load), not at rate p (docs/COMPATIBILITY.md). */
 
 /* Filter creation flags. */
-#define BL_FLAG_CONCURRENT 1u /* many threads may add at once (atomic OR) */
+#define BL_FLAG_CONCURRENT 1u /* many threads may add at once (atomic OR); not for scalable */
 
 /* Creation parameters. Initialise with bl_params_init, then set what you need. */
 typedef struct bl_params {
