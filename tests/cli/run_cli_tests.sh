@@ -103,8 +103,11 @@ for c in build add remove query info merge intersect export import; do
     [ "$c" = intersect ] && src=merge
     [ -r "$HERE/../../src/cli/cmd_$src.c" ] || continue
     "$B" help "$c" > help.txt
-    for opt in $(grep -o '{"[a-z-]*", [a-z_]*_argument' "$HERE/../../src/cli/cmd_$src.c" |
-                 sed 's/{"\([a-z-]*\)".*/\1/'); do
+    opts=$(grep -o '{"[a-z-]*", [a-z_]*_argument' "$HERE/../../src/cli/cmd_$src.c" |
+           sed 's/{"\([a-z-]*\)".*/\1/')
+    # A table this pattern no longer reads would leave nothing checked.
+    check "$c: its long options read from cmd_$src.c" test -n "$opts"
+    for opt in $opts; do
         [ "$opt" = help ] || check "$c --$opt in its help" grep -q -- "--$opt" help.txt
     done
 done
