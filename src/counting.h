@@ -34,7 +34,7 @@ static inline unsigned bl_counter_get(const uint8_t *line, uint32_t c)
 
 static inline uint8_t *bl_counting_line(uint8_t *data, uint64_t nlines, uint64_t h)
 {
-    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+    return data + bl_blocked_line_offset(h, nlines);
 }
 
 static inline void bl_counting_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -50,7 +50,7 @@ static inline void bl_counting_add_one(uint8_t *data, uint64_t nlines, unsigned 
 static inline bool bl_counting_test_one(const uint8_t *data, uint64_t nlines, unsigned k,
                                         uint64_t h)
 {
-    const uint8_t *line = data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+    const uint8_t *line = data + bl_blocked_line_offset(h, nlines);
     for (unsigned i = 0; i < k; i++)
         if (bl_counter_get(line, bl_counting_pos(h, k, i)) == 0)
             return false;

@@ -304,6 +304,17 @@ static inline uint64_t bl_mulhi64(uint64_t a, uint64_t b)
     return (uint64_t)(((bl_u128)a * b) >> 64);
 }
 static inline uint64_t bl_blocked_line(uint64_t h, uint64_t nlines) { return bl_mulhi64(h, nlines); }
+/* Byte offset of the key's line. The empty asm keeps Clang from taking line * 64 straight from
+ * the 128-bit product as shld(hi, lo, 6) & ~63: shld costs several cycles on AMD cores, and a
+ * Clang build's 2^16 batched query took 1.7 instead of 1.25 ns/key on a Zen 4. */
+static inline uint64_t bl_blocked_line_offset(uint64_t h, uint64_t nlines)
+{
+    uint64_t line = bl_blocked_line(h, nlines);
+#if defined(__clang__)
+    __asm__("" : "+r"(line));
+#endif
+    return line * BL_LINE_BYTES;
+}
 /* Word and bit of probe i of k. */
 static inline uint32_t bl_blocked_word(uint64_t h, unsigned k, unsigned i)
 {
@@ -321,7 +332,7 @@ static inline uint32_t bl_blocked_pos(uint64_t h, unsigned k, unsigned i)
 
 static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    uint32_t *w = (uint32_t *)(void *)(data + bl_blocked_line(h, nlines) * BL_LINE_BYTES);
+    uint32_t *w = (uint32_t *)(void *)(data + bl_blocked_line_offset(h, nlines));
     for (unsigned i = 0; i < k; i++) {
         uint32_t pos = bl_blocked_pos(h, k, i);
         w[pos >> 5] |= 1u << (pos & 31);
@@ -330,7 +341,7 @@ static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k
 static inline bool bl_blocked_test_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     const uint32_t *w =
-        (const uint32_t *)(const void *)(data + bl_blocked_line(h, nlines) * BL_LINE_BYTES);
+        (const uint32_t *)(const void *)(data + bl_blocked_line_offset(h, nlines));
     uint32_t ok = 1;
     for (unsigned i = 0; i < k; i++) {
         uint32_t pos = bl_blocked_pos(h, k, i);

@@ -26,7 +26,7 @@ typedef struct bl_window {
 static inline __attribute__((always_inline)) const uint8_t *
 bl_window_addr(const uint8_t *data, uint64_t nlines, uint64_t h)
 {
-    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+    return data + bl_blocked_line_offset(h, nlines);
 }
 
 /* Enter keys [0, min(D, avail)). `write`: prefetch with intent to modify (adds). */

@@ -42,7 +42,7 @@ static void hash_u64_xxh64_neon(const uint64_t *keys, size_t n, uint64_t seed, u
 
 BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, uint64_t h)
 {
-    return data + bl_blocked_line(h, nlines) * BL_LINE_BYTES;
+    return data + bl_blocked_line_offset(h, nlines);
 }
 
 /* Probes [4g, 4g + 4): their multipliers, word offsets D_k, and 1 in the lanes of probes the

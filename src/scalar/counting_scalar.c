@@ -18,7 +18,7 @@ static size_t bl_counting_test_scalar(const uint8_t *data, uint64_t nlines, unsi
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(data + bl_blocked_line(h[i + BL_PREFETCH_DISTANCE], nlines) * BL_LINE_BYTES);
+            BL_PREFETCH_R(data + bl_blocked_line_offset(h[i + BL_PREFETCH_DISTANCE], nlines));
         bool r = bl_counting_test_one(data, nlines, k, h[i]);
         hits += r;
         if (res)
