@@ -18,6 +18,7 @@
 #endif
 
 #include "bloomline.h"
+#include "internal.h"
 
 volatile uint64_t bb_sink;
 
@@ -336,6 +337,12 @@ void bb_touch(void *p, size_t bytes)
         b[i] = b[i];
     if (bytes > 0)
         b[bytes - 1] = b[bytes - 1];
+}
+
+void bb_touch_filter(struct bl_filter *f)
+{
+    bl_filter *payload = f->data != NULL ? f : f->stages[0];
+    bb_touch(payload->data, payload->nbytes);
 }
 
 /* ---- Arguments ---------------------------------------------------------------------------- */

@@ -139,6 +139,10 @@ void *bb_malloc(size_t bytes);
 
 /* Write to every page so the timed loops never take a first-touch fault. */
 void bb_touch(void *p, size_t bytes);
+/* bb_touch over a new filter's payload (a scalable chain's: its one stage). Not bl_clear: that
+ * gives an anonymous payload's pages back rather than writing them. */
+struct bl_filter;
+void bb_touch_filter(struct bl_filter *f);
 
 /* ---- Arguments ----------------------------------------------------------------------------- */
 

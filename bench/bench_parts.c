@@ -55,7 +55,7 @@ static bl_filter *make(uint64_t n, const char *kernel, unsigned flags)
         wrong++;
         return NULL;
     }
-    bl_clear(f);
+    bb_touch_filter(f);
     return f;
 }
 
@@ -183,7 +183,7 @@ static void atomic_parts(uint64_t n, const char *kernel)
             wrong++;
             break;
         }
-        bl_clear(f);
+        bb_touch_filter(f);
         bb_stat st;
         BB_TIME_LOOPS(reps, s, LP(s), st, bl_add_hash_batch(f, k, s));
         line(conc ? "bl_add_hash_batch, BL_FLAG_CONCURRENT (p = 1e-4)"

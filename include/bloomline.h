@@ -158,7 +158,9 @@ BL_API void bl_free(bl_filter *filter);
 BL_API bl_status bl_clone(bl_filter **out, const bl_filter *filter);
 
 /* Reset every bit (and the keys-added count) to zero. A scalable filter goes back to the chain
- * bl_create makes, its first stage alone (emptied): the later stages' memory is freed. */
+ * bl_create makes, its first stage alone (emptied): the later stages' memory is freed. A payload
+ * of 2 MiB or more (an anonymous mapping, see bl_create) gives its pages back, to become
+ * resident again only as keys touch them. */
 BL_API bl_status bl_clear(bl_filter *filter);
 
 /* ------------------------------------------------------------------------------------------ */

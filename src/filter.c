@@ -265,7 +265,7 @@ bl_status bl_clear(bl_filter *filter)
     if (filter->layout == BL_LAYOUT_SCALABLE)
         bl_scalable_clear(filter);
     if (filter->data != NULL)
-        memset(filter->data, 0, filter->nbytes);
+        bl_payload_clear(filter);
     filter->keys_added = 0;
     filter->keys_known = true;
     return BL_OK;

@@ -141,6 +141,8 @@ struct bl_filter {
 
 /* Payload memory: zeroed, 64-byte aligned; large sizes use mmap with transparent huge pages. */
 bl_status bl_payload_alloc(bl_filter *f, size_t nbytes);
+/* Zero a writable payload (bl_clear) without making an anonymous mapping resident. */
+void bl_payload_clear(bl_filter *f);
 void bl_payload_free(bl_filter *f);
 
 /* Allocate an empty filter object with identity fields set and payload allocated. */

@@ -3,6 +3,7 @@
  * concurrency, huge filters, invalid parameters, estimates. */
 #include <pthread.h>
 #include <math.h>
+#include <sys/mman.h>
 
 #include "../src/internal.h"
 #include "test_util.h"
@@ -689,6 +690,50 @@ static void test_estimates(void **state)
     }
 }
 
+/* Pages of [p, p + bytes) resident in memory (p page-aligned). */
+static size_t resident_pages(const void *p, size_t bytes)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = (bytes + page - 1) / page;
+    unsigned char *vec = malloc(pages);
+    assert_non_null(vec);
+    assert_int_equal(mincore((void *)(uintptr_t)p, bytes, vec), 0);
+    size_t n = 0;
+    for (size_t i = 0; i < pages; i++)
+        n += vec[i] & 1;
+    free(vec);
+    return n;
+}
+
+/* bl_clear empties a large (anonymous-mapped) payload without making it resident: a memset had
+ * written every page, so clearing a sparse 64 MiB filter left all 64 MiB in memory. The filter
+ * reads as empty and takes keys again afterwards. */
+static void test_clear_releases_pages(void **state)
+{
+    (void)state;
+    uint64_t s = tu_seed("clear releases pages");
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, UINT64_C(64) << 23, 8, 0, 0, NULL),
+                     BL_OK);
+    assert_int_equal(f->storage, BL_STORAGE_ANON_MAP);
+    uint64_t *keys = malloc(200000 * sizeof *keys);
+    assert_non_null(keys);
+    for (size_t i = 0; i < 200000; i++)
+        keys[i] = tu_next(&s);
+    assert_int_equal(bl_add_u64_batch(f, keys, 200000), BL_OK); /* touches nearly every page */
+    const size_t pages = f->nbytes / (size_t)sysconf(_SC_PAGESIZE);
+    assert_true(resident_pages(f->data, f->nbytes) > pages / 2);
+    assert_int_equal(bl_clear(f), BL_OK);
+    assert_true(resident_pages(f->data, f->nbytes) < pages / 16);
+    bl_info info;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_true(info.fill_ratio == 0 && info.keys_added == 0);
+    assert_int_equal(bl_contains_u64_batch(f, keys, 200000, NULL), 0);
+    assert_int_equal(bl_add_u64(f, keys[0]), BL_OK);
+    assert_true(bl_contains_u64(f, keys[0]));
+    free(keys);
+    bl_free(f);
+}
+
 /* Estimates at the ends of the fill: an empty filter estimates +0 keys (it printed "-0"), and a
  * full one, which answers yes to every key, is rated exactly 1 (a one-line blocked filter said
  * 0.993, from a clamp meant only to keep the key estimate finite). Both finite in every layout. */
@@ -762,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_hash_invalid),
         cmocka_unit_test(test_contains_batch_null_key),
         cmocka_unit_test(test_estimates),
+        cmocka_unit_test(test_clear_releases_pages),
         cmocka_unit_test(test_estimates_extremes),
         cmocka_unit_test(test_intersection_estimates),
         cmocka_unit_test(test_kernel_selection),
