@@ -34,16 +34,17 @@ extern "C" {
  *   queried at the same time; a query racing with an add of the same key may answer either way.
  *   (Queries read with plain SIMD loads, which C11 counts as a data race with the atomic ORs and
  *   ThreadSanitizer reports; on x86-64 and AArch64 each aligned word is read whole, old or new.)
- *   A scalable filter cannot take the flag (bl_create gives BL_E_UNSUPPORTED): an add may append
- *   a stage, which concurrent adders would race on.
+ *   Only bl_clone keeps the flag: files do not record it, so loaded, mapped, deserialized and
+ *   imported filters lack it, as do frozen ones. A scalable filter refuses it (BL_E_UNSUPPORTED:
+ *   a new stage reallocates the chain under the adders).
  * - Faster for bulk builds, any filter of a line-local layout (blocked, sbbf, counting) may be
  *   built by several threads at once with bl_add_hash_batch_part, each thread owning one part
  *   of the filter's memory: plain stores, no atomics, no flag (see "Parallel builds").
  * - Functions never print or abort. They allocate only to create, load, map, deserialize,
- *   import or clone a filter, for the header block of bl_save and bl_save_fd, for the temporary
- *   file's name of bl_save and bl_export_save, for the 1 MiB piece in which bl_export_save and
- *   bl_export_fd convert a Guava export, and when adds or unions give a scalable filter new
- *   stages; a failed allocation is BL_E_NOMEM.
+ *   import, clone or freeze a filter, for the header block of bl_save and bl_save_fd, for the
+ *   temporary file's name of bl_save and bl_export_save, for the 1 MiB piece in which
+ *   bl_export_save and bl_export_fd convert a Guava export, and when adds or unions give a
+ *   scalable filter new stages; a failed allocation is BL_E_NOMEM.
  */
 
 /* Every function that can fail returns a bl_status. Codes are appended, never renumbered. */
@@ -109,7 +110,9 @@ typedef struct bl_params {
     unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing);
                                 sized by fpp, the filter is as large as this k needs to meet it */
     uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for
-                                Parquet */
+                                Parquet. Classic hashes with Murmur3, whose seed has 32 bits:
+                                the low 32 of this one (seeds that differ only above them hash
+                                alike, yet are different identities) */
     unsigned flags;          /* BL_FLAG_* */
     const char *kernel;      /* "scalar", "avx2", "avx512", "neon", or NULL for BLOOMLINE_KERNEL
                                 or else the best */
@@ -188,7 +191,8 @@ BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
  * return BL_E_INVALID otherwise; a query answers 0 for such a key, as bl_contains does).
  * Queries write one result per key (1 = may be present, 0 = certainly absent) into results,
  * which may be NULL to count only, and return the number of hits. A NULL filter or key array
- * gives 0 and writes no results, as a single-key query on a NULL filter gives false. */
+ * gives 0 and writes no results, as a single-key query on a NULL filter gives false. The
+ * results (and the hash batches' out) must not overlap the arrays passed in. */
 BL_API bl_status bl_add_batch(bl_filter *filter, const void *const *keys, const size_t *lens,
                               size_t n);
 BL_API bl_status bl_add_u64_batch(bl_filter *filter, const uint64_t *keys, size_t n);

@@ -38,6 +38,16 @@ static void test_scheme_per_layout(void **state)
     assert_int_equal(bl_hash(b, NULL, 0), XXH3_64bits_withSeed("", 0, 0));
     bl_free(b);
     bl_free(s);
+    /* Classic takes Murmur3's 32-bit seed from the low half of its own (bloomline.h, seed):
+     * seeds that differ only above it hash alike, yet are different identities. */
+    bl_filter *c1 = NULL, *c2 = NULL;
+    assert_int_equal(bl_create_geometry(&c1, BL_LAYOUT_CLASSIC, 4096, 3, 7, 0, NULL), BL_OK);
+    assert_int_equal(
+        bl_create_geometry(&c2, BL_LAYOUT_CLASSIC, 4096, 3, 7 | UINT64_C(1) << 32, 0, NULL), BL_OK);
+    assert_int_equal(bl_hash(c1, key, len), bl_hash(c2, key, len));
+    assert_false(bl_same_identity(c1, c2));
+    bl_free(c1);
+    bl_free(c2);
 }
 
 /* Murmur3 x64 128 reference values (seed 0): the low 64 bits of MurmurHash3_x64_128 as
