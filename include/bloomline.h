@@ -45,6 +45,8 @@ extern "C" {
  *   temporary file's name of bl_save and bl_export_save, for the 1 MiB piece in which
  *   bl_export_save and bl_export_fd convert a Guava export, and when adds or unions give a
  *   scalable filter new stages; a failed allocation is BL_E_NOMEM.
+ * - Batched calls keep their hashes on the stack: up to ~22 KiB (a scalable query; ~10 KiB for
+ *   the other layouts, gcc -fstack-usage on x86-64), which a thread with a small stack must spare.
  */
 
 /* Every function that can fail returns a bl_status. Codes are appended, never renumbered. */
