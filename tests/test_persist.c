@@ -545,7 +545,7 @@ static void test_save_fd_streams(void **state)
 static void test_map_no_address_space(void **state)
 {
     (void)state;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(TU_SANITIZED)
     skip();
 #else
     char path[512];

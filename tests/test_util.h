@@ -23,6 +23,16 @@
 
 #define BL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* TU_SANITIZED under ASan or TSan, whose shadow memory rules out address-space limits. gcc says
+ * so with __SANITIZE_*__; Clang 14 defines none of those, only __has_feature. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TU_SANITIZED 1
+#endif
+#endif
+
 /* splitmix64: a seeded, reproducible key stream. */
 static inline uint64_t tu_next(uint64_t *state)
 {
