@@ -42,12 +42,18 @@ bl_status bl_payload_alloc(bl_filter *f, size_t nbytes)
 /* An anonymous mapping gives its pages back instead of being written: they read as zeros again
  * and become resident only as keys touch them, as after bl_create. A memset made the whole
  * payload resident (a 248 MB filter holding 100 keys went from 131 to 245 MB resident). Linux
- * only: elsewhere MADV_DONTNEED may keep the contents. */
+ * only: elsewhere MADV_DONTNEED may keep the contents. A marker byte confirms the release:
+ * qemu-user before 7.1 (and later ones that cannot pass the call on) return 0 and keep every
+ * page, which left a "cleared" filter answering yes to all its keys. */
 void bl_payload_clear(bl_filter *f)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    if (f->storage == BL_STORAGE_ANON_MAP && madvise(f->map_base, f->map_len, MADV_DONTNEED) == 0)
-        return;
+    if (f->storage == BL_STORAGE_ANON_MAP) {
+        volatile uint8_t *first = f->data;
+        *first = 1;
+        if (madvise(f->map_base, f->map_len, MADV_DONTNEED) == 0 && *first == 0)
+            return;
+    }
 #endif
     memset(f->data, 0, f->nbytes);
 }

@@ -704,9 +704,23 @@ static size_t resident_pages(const void *p, size_t bytes)
     return n;
 }
 
+/* Whether MADV_DONTNEED really gives anonymous pages back here (qemu-user may return 0 and keep
+ * them, and bl_clear then writes zeros instead). */
+static bool dontneed_zeroes(void)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    volatile uint8_t *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                               -1, 0);
+    assert_true(p != MAP_FAILED);
+    *p = 1;
+    const bool zeroed = madvise((void *)(uintptr_t)p, page, MADV_DONTNEED) == 0 && *p == 0;
+    munmap((void *)(uintptr_t)p, page);
+    return zeroed;
+}
+
 /* bl_clear empties a large (anonymous-mapped) payload without making it resident: a memset had
  * written every page, so clearing a sparse 64 MiB filter left all 64 MiB in memory. The filter
- * reads as empty and takes keys again afterwards. */
+ * reads as empty and takes keys again afterwards, whether or not the pages could be released. */
 static void test_clear_releases_pages(void **state)
 {
     (void)state;
@@ -723,7 +737,11 @@ static void test_clear_releases_pages(void **state)
     const size_t pages = f->nbytes / (size_t)sysconf(_SC_PAGESIZE);
     assert_true(resident_pages(f->data, f->nbytes) > pages / 2);
     assert_int_equal(bl_clear(f), BL_OK);
-    assert_true(resident_pages(f->data, f->nbytes) < pages / 16);
+    /* Before any read: reading the released pages maps them again (the zero page). */
+    if (dontneed_zeroes())
+        assert_true(resident_pages(f->data, f->nbytes) < pages / 16);
+    else
+        printf("# MADV_DONTNEED keeps pages here: residency after bl_clear not checked\n");
     bl_info info;
     assert_int_equal(bl_get_info(f, &info), BL_OK);
     assert_true(info.fill_ratio == 0 && info.keys_added == 0);
