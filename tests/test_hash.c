@@ -46,8 +46,12 @@ static void test_scheme_per_layout(void **state)
         bl_create_geometry(&c2, BL_LAYOUT_CLASSIC, 4096, 3, 7 | UINT64_C(1) << 32, 0, NULL), BL_OK);
     assert_int_equal(bl_hash(c1, key, len), bl_hash(c2, key, len));
     assert_false(bl_same_identity(c1, c2));
+    bl_filter *c3 = NULL; /* while the low 32 bits count: seed 8 hashes apart from 7 */
+    assert_int_equal(bl_create_geometry(&c3, BL_LAYOUT_CLASSIC, 4096, 3, 8, 0, NULL), BL_OK);
+    assert_true(bl_hash(c1, key, len) != bl_hash(c3, key, len));
     bl_free(c1);
     bl_free(c2);
+    bl_free(c3);
 }
 
 /* Murmur3 x64 128 reference values (seed 0): the low 64 bits of MurmurHash3_x64_128 as
