@@ -657,6 +657,37 @@ static void test_guava_export_refusals(void **state)
     bl_free(f);
 }
 
+/* Guava counts its longs in a Java int: a classic filter of 2^31 - 1 words (16 GiB, mapped
+ * lazily, never touched) is the largest it carries, and one word more is refused before any
+ * byte is written. Skipped where the address space or overcommit refuses 16 GiB. */
+static void test_guava_export_word_limit(void **state)
+{
+    (void)state;
+    const uint64_t max_words = UINT64_C(0x7fffffff);
+    bl_filter *f = NULL;
+    bl_status st = bl_create_geometry(&f, BL_LAYOUT_CLASSIC, max_words * 64, 3, 0, 0, NULL);
+    if (st == BL_E_NOMEM || st == BL_E_TOO_LARGE)
+        skip();
+    assert_int_equal(st, BL_OK);
+    size_t size = 0, written = 0;
+    uint8_t buf[16];
+    assert_int_equal(bl_export_size(f, BL_FORMAT_GUAVA, &size), BL_OK);
+    assert_int_equal(size, 6 + max_words * 8);
+    assert_int_equal(bl_export(f, BL_FORMAT_GUAVA, buf, sizeof buf, &written),
+                     BL_E_BUFFER_TOO_SMALL);
+    assert_int_equal(written, size);
+    bl_free(f);
+    st = bl_create_geometry(&f, BL_LAYOUT_CLASSIC, (max_words + 1) * 64, 3, 0, 0, NULL);
+    if (st == BL_E_NOMEM)
+        skip();
+    assert_int_equal(st, BL_OK);
+    assert_int_equal(bl_export_size(f, BL_FORMAT_GUAVA, &size), BL_E_UNSUPPORTED);
+    written = 5;
+    assert_int_equal(bl_export(f, BL_FORMAT_GUAVA, buf, sizeof buf, &written), BL_E_UNSUPPORTED);
+    assert_int_equal(written, 0);
+    bl_free(f);
+}
+
 static void test_guava_malformed(void **state)
 {
     (void)state;
@@ -930,6 +961,7 @@ int main(void)
         cmocka_unit_test(test_guava_golden),
         cmocka_unit_test(test_guava_roundtrip),
         cmocka_unit_test(test_guava_export_refusals),
+        cmocka_unit_test(test_guava_export_word_limit),
         cmocka_unit_test(test_guava_malformed),
         cmocka_unit_test(test_export_streams),
         cmocka_unit_test(test_export_stream_errors),

@@ -551,6 +551,17 @@ expect_status "query guava round trip" 0 "$B" query clg.blf pos.txt
 check "guava round trip: every key" cmp -s out pos.txt
 "$B" query -c cl.blf neg.txt > a; "$B" query -c clg.blf neg.txt > b
 check "guava round trip: same answers on negatives" cmp -s a b
+# Export checks the payload once the format accepts the filter: a corrupt one writes nothing.
+cp cl.blf clbad.blf
+printf '\xff\xff\xff\xff' | dd of=clbad.blf bs=1 seek=$(($(wc -c < clbad.blf) - 100)) \
+    conv=notrunc 2> /dev/null
+rm -f clbad.guava
+expect_error "export a corrupt payload" "clbad.blf: corrupt filter" \
+    "$B" export clbad.blf --format guava -o clbad.guava
+check "export of a corrupt payload creates no file" test ! -e clbad.guava
+expect_error "export a corrupt payload (stdout)" "clbad.blf: corrupt filter" \
+    "$B" export clbad.blf --format guava -o -
+check "export of a corrupt payload writes nothing to stdout" test ! -s out
 # Replacing a file keeps its permissions, as the filter saves do: a private file stays private.
 chmod 600 cl.guava
 expect_status "export over a private file" 0 "$B" export cl.blf --format guava -o cl.guava
