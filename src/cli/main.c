@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,15 @@ static void hold_closed_std_fds(void)
     }
 }
 
+/* A write past the file size limit (ulimit -f, a service's LimitFSIZE) raises SIGXFSZ, whose
+ * default action ended the command mid-save with no message (status 153), leaving the save's
+ * temporary beside the target. Ignored, the write fails with EFBIG instead, which every output
+ * path reports like a full disk: a message, status 2, the temporary removed. */
+static void report_oversize_writes(void)
+{
+    (void)signal(SIGXFSZ, SIG_IGN);
+}
+
 /* Every command makes or opens a filter, and a bad BLOOMLINE_KERNEL fails that with a status
  * that reads as a bad file ("not a valid guava filter: unsupported: unknown kernel, ..."): say
  * once, before anything is read, what is wrong with the variable. */
@@ -234,6 +244,7 @@ static int check_kernel_variable(void)
 int main(int argc, char **argv)
 {
     hold_closed_std_fds();
+    report_oversize_writes();
     cli_catch_sigbus();
     if (argc < 2) {
         fputs(overview, stderr);
