@@ -283,6 +283,9 @@ rm -f cnt.blf cnt2.blf never.txt err1 err2
 cp pos.txt keys.copy
 expect_error "build -o an input" "the output is also an input" "$B" build -o keys.copy pos.txt keys.copy
 expect_error "build -o the file on stdin" "the output is also an input" sh -c "'$B' build -o keys.copy < keys.copy"
+# '-o -' with standard output appended to an input had appended the filter to its keys, status 0
+expect_error "build -o - into an input" "standard output: the output is also an input" \
+    sh -c "'$B' build -o - keys.copy >> keys.copy"
 check "build -o an input: the input intact" cmp -s keys.copy pos.txt
 rm -f keys.copy
 # -l scalable asked for: -n was given, so the message must not ask for it
