@@ -115,6 +115,7 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
         cli_error("%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
+    const uint64_t format_max = max; /* the probe may lower max to what a header gives */
     struct stat st;
     int rc = 0;
     if (fstat(fd, &st) != 0) {
@@ -162,7 +163,13 @@ int cli_read_file(const char *path, uint64_t max, const char *what, cli_read_pro
                 max = most;
         }
     }
-    if (rc == -2)
+    /* Past a header's own length the input is no filter of that length, whatever the format
+     * allows: a Guava stream with bytes after its longs was "larger than any guava filter (at
+     * most <its own length> bytes)" from a pipe, "inconsistent geometry" from a file. */
+    if (rc == -2 && max < format_max)
+        cli_error("%s: not a valid %s filter: longer than the %llu bytes its header gives",
+                  cli_input_name(path), what, (unsigned long long)max);
+    else if (rc == -2)
         cli_error("%s: larger than any %s filter (at most %llu bytes)", cli_input_name(path),
                   what, (unsigned long long)max);
     if (!is_stdin)

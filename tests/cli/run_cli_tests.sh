@@ -587,6 +587,11 @@ check "export 2.5 MB guava through a pipe: same bytes" cmp -s cl3.piped cl3.guav
 expect_status "import the piped guava export" 0 "$B" import --format guava cl3.piped -o cl3i.blf
 expect_status "query the piped guava export" 0 "$B" query cl3i.blf pos.txt
 check "piped guava export: every key" cmp -s out pos.txt
+# Bytes after the longs its header counts: refused as such from a pipe too, not as "larger than
+# any guava filter" (with the stream's own length as the largest), as a file is refused.
+expect_error "import a piped guava export with a byte more" \
+    "not a valid guava filter: longer than the 2500006 bytes its header gives" \
+    sh -c "{ cat cl3.guava; echo; } | '$B' import --format guava - -o x.blf"
 # A file is imported from a mapping of it, not from a copy in memory as large as the filter it
 # makes: under a data limit (private writable memory) of 100 MB, a 64 MiB Guava filter imports
 # (it needed over 128 MB). Skipped where the limit cannot be set (sanitizers reserve terabytes).
