@@ -26,16 +26,52 @@ static unsigned format_version(const char *path)
     return (unsigned)b[8] | (unsigned)b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24;
 }
 
+/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629: shortest form, no surrogates, at most
+ * U+10FFFF), or 0 if none starts there. */
+static size_t utf8_sequence_length(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t len;
+    unsigned lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        len = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        len = 3;
+        lo = p[0] == 0xe0 ? 0xa0 : 0x80; /* overlong below U+0800 */
+        hi = p[0] == 0xed ? 0x9f : 0xbf; /* surrogates */
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        len = 4;
+        lo = p[0] == 0xf0 ? 0x90 : 0x80; /* overlong below U+10000 */
+        hi = p[0] == 0xf4 ? 0x8f : 0xbf; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++) /* a NUL ends the run here: never read past it */
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+/* JSON text is UTF-8, and a file name need not be: each byte outside a well-formed sequence
+ * becomes U+FFFD, as jq reads such input, where raw bytes made Python's json refuse the whole
+ * object. */
 static void json_string(const char *s)
 {
     putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const size_t len = utf8_sequence_length(p);
+        if (len == 0)
+            fputs("\\ufffd", stdout);
+        else if (*p == '"' || *p == '\\')
             printf("\\%c", *p);
         else if (*p < 0x20)
             printf("\\u%04x", *p);
         else
-            putchar(*p);
+            fwrite(p, 1, len, stdout);
+        p += len ? len : 1;
     }
     putchar('"');
 }

@@ -482,6 +482,11 @@ for key in format_version layout bits bytes k design_keys design_fpp keys_added 
     check "json has $key" grep -q "\"$key\":" out
 done
 check "json is one object" test "$(head -c 1 out)$(tail -c 2 out | head -c 1)" = "{}"
+# JSON is UTF-8 and a file name need not be: bytes outside well-formed sequences (a lone 0xff, an
+# encoded surrogate) print as U+FFFD, valid ones as they are. Raw, they made the object unreadable.
+cp f.blf $'j\xff\xc3\xa9\xed\xa0\x80.blf'
+expect_status "info --json, a name not in UTF-8" 0 "$B" info --json $'j\xff\xc3\xa9\xed\xa0\x80.blf'
+check "json name: bad bytes as U+FFFD" grep -qF $'"file": "j\\ufffd\xc3\xa9\\ufffd\\ufffd\\ufffd.blf",' out
 
 # ---- merge and intersect ----------------------------------------------------------------------------
 "$B" build -n 20000 -p 1e-6 -o m1.blf part1.txt
