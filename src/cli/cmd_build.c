@@ -202,28 +202,6 @@ static void warn_useless_design(const build_opts *o, const bl_filter *f, uint64_
                  o->out, rate, (unsigned long long)keys);
 }
 
-/* -o naming one of the inputs replaced the key list with the filter, status 0 (a typo away:
- * build -o keys.txt keys.txt). The same file is refused before anything is read. '-o -' is
- * standard output, which a redirect may point at an input: build -o - keys.txt >> keys.txt
- * appended the filter to its own keys, status 0, where -o /dev/stdout was refused. */
-static int output_is_an_input(const char *out, char *const *inputs, size_t ninputs)
-{
-    struct stat o, in;
-    const bool is_stdout = strcmp(out, "-") == 0;
-    if ((is_stdout ? fstat(STDOUT_FILENO, &o) : stat(out, &o)) != 0 || !S_ISREG(o.st_mode))
-        return 0;
-    for (size_t i = 0; i < ninputs; i++) {
-        const bool is_stdin = strcmp(inputs[i], "-") == 0; /* build -o keys.txt < keys.txt */
-        if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) == 0 &&
-            in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
-            cli_error("%s: the output is also an input: building would replace the keys with "
-                      "the filter (choose another -o)", is_stdout ? "standard output" : out);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int cli_cmd_build(int argc, char **argv)
 {
     build_opts o;
@@ -232,7 +210,9 @@ int cli_cmd_build(int argc, char **argv)
         return pr > 0 ? cli_print_help("build") : CLI_EXIT_ERROR;
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
-    if (output_is_an_input(o.out, inputs, ninputs) != 0)
+    /* build -o keys.txt keys.txt replaced the key list with the filter, status 0 */
+    if (cli_output_is_an_input(o.out, inputs, ninputs, false,
+                               "building would replace the keys with the filter") != 0)
         return CLI_EXIT_ERROR;
 
     uint64_t keys = 0;

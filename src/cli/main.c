@@ -133,8 +133,9 @@ static const char help_merge[] =
     "\n"
     "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT\n"
     "(replaced atomically; '-o -', a device or a FIFO is written into): it answers yes for\n"
-    "every key added to any of them. Warns on stderr when the union holds more keys than the\n"
-    "filters were designed for (its rate then rises).\n";
+    "every key added to any of them. OUT may be one of them (replaced once all are read).\n"
+    "Warns on stderr when the union holds more keys than the filters were designed for (its\n"
+    "rate then rises).\n";
 
 static const char help_intersect[] =
     "usage: bloomline intersect -o|--output OUT FILTER FILTER...\n"
@@ -147,7 +148,7 @@ static const char help_export[] =
     "usage: bloomline export FILTER -F|--format parquet|parquet-raw|guava -o|--output OUT\n"
     "\n"
     "Write FILTER in a foreign format to OUT, replaced atomically ('-o -', a device or a FIFO\n"
-    "is written into):\n"
+    "is written into; OUT may not be FILTER):\n"
     "  parquet       Parquet's BloomFilterHeader (thrift compact) + bitset (sbbf filters)\n"
     "  parquet-raw   the bitset alone (sbbf filters)\n"
     "  guava         Guava's BloomFilter.writeTo stream (classic filters)\n";
@@ -156,7 +157,7 @@ static const char help_import[] =
     "usage: bloomline import -F|--format parquet|parquet-raw|guava IN -o|--output FILTER\n"
     "\n"
     "Read a foreign filter (IN may be '-') and save it as a bloomline filter file (FILTER may\n"
-    "be '-' too). The key count is not in those formats: info shows it as unknown.\n";
+    "be '-' too, but not IN). The key count is not in those formats: info shows it as unknown.\n";
 
 static const char help_help[] =
     "usage: bloomline help [COMMAND]\n"

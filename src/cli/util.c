@@ -280,6 +280,31 @@ int cli_write_stream(const char *path, const bl_filter *f, const bl_foreign_form
     return s == BL_OK ? 0 : -1;
 }
 
+/* Named outputs are saved by renaming a new file over them once the inputs are read, so an
+ * output that is an input is refused only where the input would be lost (named_ok false: a
+ * typo away, build -o keys.txt keys.txt). '-o -' with standard output redirected into an input
+ * is refused always: merge -o - a.blf b.blf >> a.blf appended a filter to a.blf (unreadable
+ * after), and > had emptied it before bloomline ran. */
+int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs, bool named_ok,
+                           const char *loss)
+{
+    struct stat o, in;
+    const bool is_stdout = strcmp(out, "-") == 0;
+    if ((named_ok && !is_stdout) ||
+        (is_stdout ? fstat(STDOUT_FILENO, &o) : stat(out, &o)) != 0 || !S_ISREG(o.st_mode))
+        return 0;
+    for (size_t i = 0; i < ninputs; i++) {
+        const bool is_stdin = strcmp(inputs[i], "-") == 0; /* build -o keys.txt < keys.txt */
+        if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) == 0 &&
+            in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+            cli_error("%s: the output is also an input: %s (choose another -o)",
+                      is_stdout ? "standard output" : out, loss);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
                     bl_info *info)
 {

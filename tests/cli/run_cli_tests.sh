@@ -494,6 +494,15 @@ check "json name: bad bytes as U+FFFD" grep -qF $'"file": "j\\ufffd\xc3\xa9\\uff
 expect_status "merge" 0 "$B" merge -o m.blf m1.blf m2.blf
 expect_status "merged finds all" 0 "$B" query m.blf pos.txt
 check "merge: every key" cmp -s out pos.txt
+# In place is fine (the result replaces m1 once both are read); standard output redirected into
+# an input is not: >> appended a filter to m1 (unreadable after), status 0.
+cp m1.blf mm.blf
+expect_status "merge in place" 0 "$B" merge -o mm.blf mm.blf m2.blf
+check "merge in place: same filter as -o m.blf" cmp -s mm.blf m.blf
+cp m1.blf mm.blf
+expect_error "merge -o - into an input" "standard output: the output is also an input" \
+    sh -c "'$B' merge -o - m2.blf mm.blf >> mm.blf"
+check "merge -o - into an input: the input intact" cmp -s mm.blf m1.blf
 "$B" build -n 20000 -p 1e-6 -o i1.blf pos.txt
 expect_status "intersect" 0 "$B" intersect -o i.blf i1.blf m1.blf
 expect_status "intersection finds common" 0 "$B" query i.blf part1.txt
@@ -570,6 +579,19 @@ check "export of a corrupt payload creates no file" test ! -e clbad.guava
 expect_error "export a corrupt payload (stdout)" "clbad.blf: corrupt filter" \
     "$B" export clbad.blf --format guava -o -
 check "export of a corrupt payload writes nothing to stdout" test ! -s out
+# Exporting over the filter, or importing over the foreign file, would lose the source.
+cp cl.blf clx.blf
+expect_error "export -o the filter" "clx.blf: the output is also an input" \
+    "$B" export clx.blf --format guava -o clx.blf
+expect_error "export -o - into the filter" "standard output: the output is also an input" \
+    sh -c "'$B' export clx.blf --format guava -o - >> clx.blf"
+check "export -o the filter: the filter intact" cmp -s clx.blf cl.blf
+cp cl.guava clx.guava
+expect_error "import -o the foreign file" "clx.guava: the output is also an input" \
+    "$B" import --format guava clx.guava -o clx.guava
+expect_error "import -o the file on stdin" "clx.guava: the output is also an input" \
+    sh -c "'$B' import --format guava - -o clx.guava < clx.guava"
+check "import -o the foreign file: it is intact" cmp -s clx.guava cl.guava
 # Replacing a file keeps its permissions, as the filter saves do: a private file stays private.
 chmod 600 cl.guava
 expect_status "export over a private file" 0 "$B" export cl.blf --format guava -o cl.guava
