@@ -297,7 +297,7 @@ int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs,
         const bool is_stdin = strcmp(inputs[i], "-") == 0; /* build -o keys.txt < keys.txt */
         if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) == 0 &&
             in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
-            cli_error("%s: the output is also an input: %s (choose another -o)",
+            cli_error("%s: the output is also an input: %s",
                       is_stdout ? "standard output" : out, loss);
             return -1;
         }

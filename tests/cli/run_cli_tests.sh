@@ -287,6 +287,20 @@ expect_error "build -o the file on stdin" "the output is also an input" sh -c "'
 expect_error "build -o - into an input" "standard output: the output is also an input" \
     sh -c "'$B' build -o - keys.copy >> keys.copy"
 check "build -o an input: the input intact" cmp -s keys.copy pos.txt
+# query, as grep and cat: standard output appended to an input or to the filter is refused; -c
+# prints only once the inputs are read.
+cp pos.txt keys.copy; cp f.blf f.copy
+expect_error "query >> an input" "standard output: the output is also an input" \
+    sh -c "'$B' query f.blf keys.copy >> keys.copy"
+expect_error "query >> its stdin" "standard output: the output is also an input" \
+    sh -c "'$B' query f.blf < keys.copy >> keys.copy"
+expect_error "query >> the filter" "the lines would be appended to the filter" \
+    sh -c "'$B' query f.copy pos.txt >> f.copy"
+check "query >> an input: input and filter intact" \
+    sh -c "cmp -s keys.copy pos.txt && cmp -s f.copy f.blf"
+expect_status "query -c >> an input" 0 sh -c "'$B' query -c f.blf keys.copy >> keys.copy"
+check "query -c >> an input: the count appended" \
+    test "$(tail -n 1 keys.copy)" = "$(wc -l < pos.txt)"
 rm -f keys.copy
 # -l scalable asked for: -n was given, so the message must not ask for it
 expect_error "scalable with -k" "do not apply to a scalable filter" "$B" build -l scalable -n 5000 -k 8 -o x.blf pos.txt
