@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Newlines in a buffer, eight bytes at a time: a zero byte of x ^ '\n'*8 marks a newline, and
  * ~(((t & 0x7f..) + 0x7f..) | t) has exactly the high bit of each zero byte set. The per-byte
@@ -50,6 +51,13 @@ static int count_process(void *ctx, unsigned worker, const cli_chunk *c)
     return 0;
 }
 
+/* Standard input, a regular file of size 0: empty, or a procfs file whose size says nothing. */
+static bool stdin_is_empty_file(void)
+{
+    char byte;
+    return pread(STDIN_FILENO, &byte, 1, 0) == 0;
+}
+
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
                     bool *regular)
 {
@@ -60,9 +68,13 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
         const bool is_stdin = strcmp(paths[f], "-") == 0;
         const int rc = is_stdin ? fstat(0, &st) : stat(paths[f], &st);
         /* A stream can be read only once: it cannot be counted. Standard input from a regular
-         * file of size 0 (procfs) is one too: the reader reads such a file as a stream. */
+         * file of size 0 (procfs) is one too, unless a read at offset 0 (which leaves standard
+         * input's position alone) finds it empty indeed: an empty file on standard input was
+         * "not a regular file" (a scalable filter, or -l classic refused), the same file named
+         * a 64-byte blocked filter. */
         if (rc == 0 && ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
-                        (is_stdin && S_ISREG(st.st_mode) && st.st_size == 0))) {
+                        (is_stdin && S_ISREG(st.st_mode) && st.st_size == 0 &&
+                         !stdin_is_empty_file()))) {
             *regular = false;
             return 1;
         }

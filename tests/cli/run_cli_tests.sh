@@ -323,6 +323,15 @@ if [ -r /proc/version ] && [ "$(stat -c %s /proc/version)" = 0 ]; then
     expect_status "procfs stdin build has the key" 0 "$B" query -c procfs_in.blf version.txt
 fi
 
+# An empty file on standard input is an empty file, as when named (its size 0 also fits procfs,
+# whose files the reader streams): it was "not a regular file" with -l classic, and scalable.
+: > empty.txt
+"$B" build -q -o empty_named.blf empty.txt
+expect_status "build from an empty file on stdin" 0 "$B" build -q -o empty_in.blf < empty.txt
+check "empty stdin builds what the named file builds" cmp -s empty_in.blf empty_named.blf
+expect_status "build -l classic from an empty file on stdin" 0 \
+    "$B" build -q -l classic -o empty_cl.blf < empty.txt
+
 # ---- threads: the same filter and output whatever the count -------------------------------------
 gen_keys 120000 big > big.txt # ~5 MB: several chunks
 for l in blocked sbbf classic counting; do
