@@ -171,9 +171,14 @@ static void needed_size(const build_opts *o, uint64_t keys, bl_layout layout, ch
     uint64_t bits = o->bits;
     unsigned k;
     bl_status st = BL_OK;
+    double fpp = o->fpp_set ? o->fpp : p.fpp;
+    if (layout == BL_LAYOUT_SCALABLE) { /* its first stage: blocked, at the chain's first rate */
+        layout = BL_LAYOUT_BLOCKED;
+        fpp *= 1 - p.tightening;
+    }
     if (bits == 0)
         st = o->bpk_set ? bl_size_for_bits_per_key(layout, keys, o->bpk, &bits, &k)
-                        : bl_size_for_fpp(layout, keys, o->fpp_set ? o->fpp : p.fpp, &bits, &k);
+                        : bl_size_for_fpp(layout, keys, fpp, &bits, &k);
     out[0] = '\0';
     if (st == BL_OK && bits > 0) {
         char size[32];

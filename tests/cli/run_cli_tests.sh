@@ -917,6 +917,9 @@ expect_error "build past memory by bits: the exact size" "out of memory (it need
     "$B" build --bits 1125899906842624 -k 3 -o x.blf pos.txt
 expect_error "build past memory by rate, k forced: at least" "(it needs at least 3" \
     "$B" build -n 281474976710656 -k 2 -o x.blf pos.txt
+# A stream grows a scalable filter: the size is its first stage's, at the chain's first rate.
+expect_error "build past memory, scalable: the size it needs" "out of memory (it needs 369.3 TiB)" \
+    "$B" build -l scalable -n 281474976710656 -o x.blf pos.txt
 check "no stray output files" test ! -e x.blf
 # Standard input closed: '-' is an error, never another input opened in its place (descriptor 0).
 expect_error "stdin closed, build" "standard input" sh -c "exec <&-; '$B' build -o x.blf part1.txt -"
