@@ -79,10 +79,11 @@ int cli_parse_threads(const char *s, unsigned *out);
 /* -o's value, named `what` in the usage line: 0 when given and not empty, else CLI_EXIT_ERROR
  * (reported). */
 int cli_check_output(const char *out, const char *what);
-/* -1 with a message if OUT is one of the inputs ('-' for standard output or input), saying what
- * writing it would lose; a named OUT may be an input when named_ok (it is replaced atomically). */
+/* -1 with a message if OUT is one of the inputs ('-' for standard output or input) and writing
+ * WRITTEN ("the filter") there would destroy it; a named OUT may be an input when named_ok (it is
+ * replaced atomically once the inputs are read). */
 int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs, bool named_ok,
-                           const char *loss);
+                           const char *written);
 
 /* Options shared by build, add and query: -t, -f, -d, -q. */
 typedef struct cli_common {

@@ -216,9 +216,7 @@ int cli_cmd_build(int argc, char **argv)
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
     /* build -o keys.txt keys.txt replaced the key list with the filter, status 0 */
-    if (cli_output_is_an_input(o.out, inputs, ninputs, false,
-                               "building would replace the keys with the filter"
-                               " (choose another -o)") != 0)
+    if (cli_output_is_an_input(o.out, inputs, ninputs, false, "the filter") != 0)
         return CLI_EXIT_ERROR;
 
     uint64_t keys = 0;

@@ -73,9 +73,7 @@ int cli_cmd_export(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
     const char *path = argv[optind];
-    if (cli_output_is_an_input(out, argv + optind, 1, false,
-                               "exporting would replace the filter with its foreign bytes"
-                               " (choose another -o)") != 0)
+    if (cli_output_is_an_input(out, argv + optind, 1, false, "the export") != 0)
         return CLI_EXIT_ERROR;
     bl_filter *f;
     bl_info info;

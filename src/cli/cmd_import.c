@@ -107,9 +107,7 @@ int cli_cmd_import(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_usage_error(optind >= argc ? "missing IN" : "one IN at a time");
     const char *in = argv[optind];
-    if (cli_output_is_an_input(out, argv + optind, 1, false,
-                               "importing would replace the foreign bytes with the filter"
-                               " (choose another -o)") != 0)
+    if (cli_output_is_an_input(out, argv + optind, 1, false, "the filter") != 0)
         return CLI_EXIT_ERROR;
     unsigned char *buf = NULL;
     void *map;

@@ -54,8 +54,7 @@ int cli_cmd_merge(int argc, char **argv)
     if (argc - optind < 2)
         return cli_usage_error("give at least two filters to %s", argv[0]);
     if (cli_output_is_an_input(out, argv + optind, (size_t)(argc - optind), true,
-                               "the result would be written into a filter it reads"
-                               " (choose another -o)") != 0)
+                               "the result") != 0)
         return CLI_EXIT_ERROR;
     bl_filter *acc;
     const char *first = argv[optind];

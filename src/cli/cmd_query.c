@@ -144,13 +144,8 @@ int cli_cmd_query(int argc, char **argv)
     /* Standard output redirected into the filter or an input (>>) appended to it, as grep and
      * cat refuse to: lines after a filter's end make it unreadable, and an input gained its own
      * selected lines. Counts (-c) are printed once the inputs are read. */
-    if (cli_output_is_an_input("-", argv + optind - 1, 1, true,
-                               "the lines would be appended to the filter (redirect "
-                               "elsewhere)") != 0 ||
-        (!count_only &&
-         cli_output_is_an_input("-", inputs, ninputs, true,
-                                "its selected lines would be written into it (redirect "
-                                "elsewhere)") != 0))
+    if (cli_output_is_an_input("-", argv + optind - 1, 1, true, "the output") != 0 ||
+        (!count_only && cli_output_is_an_input("-", inputs, ninputs, true, "the lines") != 0))
         return CLI_EXIT_ERROR;
 
     bl_filter *f;

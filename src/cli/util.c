@@ -280,25 +280,44 @@ int cli_write_stream(const char *path, const bl_filter *f, const bl_foreign_form
     return s == BL_OK ? 0 : -1;
 }
 
+/* Whether a named output replaces the input: saves rename a new file over the output's own
+ * directory entry (a symbolic link is replaced, not followed), so the input is lost only when
+ * that entry is its file's one name, or the input's name itself. */
+static bool replaces_input(const char *out, const struct stat *o, const char *in)
+{
+    return o->st_nlink == 1 || strcmp(out, in) == 0;
+}
+
 /* Named outputs are saved by renaming a new file over them once the inputs are read, so an
  * output that is an input is refused only where the input would be lost (named_ok false: a
- * typo away, build -o keys.txt keys.txt). '-o -' with standard output redirected into an input
- * is refused always: merge -o - a.blf b.blf >> a.blf appended a filter to a.blf (unreadable
- * after), and > had emptied it before bloomline ran. */
+ * typo away, build -o keys.txt keys.txt). Our own descriptors ('-', /dev/stdout, /dev/fd/N)
+ * are written where they stand, so one redirected into an input is refused always: merge -o -
+ * a.blf b.blf >> a.blf appended a filter to a.blf (unreadable after), and > had emptied it
+ * before bloomline ran. */
 int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs, bool named_ok,
-                           const char *loss)
+                           const char *written)
 {
     struct stat o, in;
-    const bool is_stdout = strcmp(out, "-") == 0;
-    if ((named_ok && !is_stdout) ||
-        (is_stdout ? fstat(STDOUT_FILENO, &o) : stat(out, &o)) != 0 || !S_ISREG(o.st_mode))
+    const int fd = strcmp(out, "-") == 0 ? STDOUT_FILENO : own_fd_alias(out);
+    if (fd < 0 && named_ok)
+        return 0;
+    if ((fd >= 0 ? fstat(fd, &o) : lstat(out, &o)) != 0 || !S_ISREG(o.st_mode))
         return 0;
     for (size_t i = 0; i < ninputs; i++) {
         const bool is_stdin = strcmp(inputs[i], "-") == 0; /* build -o keys.txt < keys.txt */
-        if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) == 0 &&
-            in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
-            cli_error("%s: the output is also an input: %s",
-                      is_stdout ? "standard output" : out, loss);
+        if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) != 0 ||
+            in.st_dev != o.st_dev || in.st_ino != o.st_ino)
+            continue;
+        if (fd >= 0) {
+            cli_error("%s is %s%s: %s would be written into it (send it elsewhere)",
+                      strcmp(out, "-") == 0 ? "standard output" : out,
+                      is_stdin ? "the file on standard input" : inputs[i],
+                      is_stdin ? "" : ", an input", written);
+            return -1;
+        }
+        if (replaces_input(out, &o, inputs[i])) {
+            cli_error("%s is also an input: %s would replace it (choose another -o)", out,
+                      written);
             return -1;
         }
     }
