@@ -56,8 +56,7 @@ static size_t utf8_sequence_length(const unsigned char *p)
 }
 
 /* JSON text is UTF-8, and a file name need not be: each byte outside a well-formed sequence
- * becomes U+FFFD, as jq reads such input, where raw bytes made Python's json refuse the whole
- * object. */
+ * becomes one U+FFFD (raw bytes made Python's json refuse the whole object). */
 static void json_string(const char *s)
 {
     putchar('"');

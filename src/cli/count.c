@@ -6,6 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#endif
 
 /* Newlines in a buffer, eight bytes at a time: a zero byte of x ^ '\n'*8 marks a newline, and
  * ~(((t & 0x7f..) + 0x7f..) | t) has exactly the high bit of each zero byte set. The per-byte
@@ -51,11 +55,20 @@ static int count_process(void *ctx, unsigned worker, const cli_chunk *c)
     return 0;
 }
 
-/* Standard input, a regular file of size 0: empty, or a procfs file whose size says nothing. */
+/* Standard input, a regular file of size 0: empty indeed, or a file of procfs or sysfs whose
+ * size says nothing (/proc/version), which the reader reads as a stream. Those file systems are
+ * never probed (reading /proc/kmsg consumes it); elsewhere a read at offset 0 decides, with room
+ * for a whole value (some sysctl files return nothing to a 1-byte read). */
 static bool stdin_is_empty_file(void)
 {
-    char byte;
-    return pread(STDIN_FILENO, &byte, 1, 0) == 0;
+#ifdef __linux__
+    struct statfs fs;
+    if (fstatfs(STDIN_FILENO, &fs) != 0 || fs.f_type == PROC_SUPER_MAGIC ||
+        fs.f_type == SYSFS_MAGIC)
+        return false;
+#endif
+    char probe[4096];
+    return pread(STDIN_FILENO, probe, sizeof probe, 0) == 0;
 }
 
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
@@ -63,18 +76,20 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
 {
     *lines = 0;
     *regular = true;
+    bool stdin_empty = false;
     for (size_t f = 0; f < npaths; f++) {
         struct stat st;
         const bool is_stdin = strcmp(paths[f], "-") == 0;
         const int rc = is_stdin ? fstat(0, &st) : stat(paths[f], &st);
         /* A stream can be read only once: it cannot be counted. Standard input from a regular
-         * file of size 0 (procfs) is one too, unless a read at offset 0 (which leaves standard
-         * input's position alone) finds it empty indeed: an empty file on standard input was
-         * "not a regular file" (a scalable filter, or -l classic refused), the same file named
-         * a 64-byte blocked filter. */
+         * file of size 0 is one too, unless it is empty indeed: then it was "not a regular
+         * file" (a scalable filter, or -l classic refused), the same file named a 64-byte
+         * blocked one. */
+        const bool size_0_stdin = rc == 0 && is_stdin && S_ISREG(st.st_mode) && st.st_size == 0;
+        if (size_0_stdin && !stdin_empty)
+            stdin_empty = stdin_is_empty_file();
         if (rc == 0 && ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
-                        (is_stdin && S_ISREG(st.st_mode) && st.st_size == 0 &&
-                         !stdin_is_empty_file()))) {
+                        (size_0_stdin && !stdin_empty))) {
             *regular = false;
             return 1;
         }
@@ -87,9 +102,16 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
     bool stdin_seen = false;
     for (size_t f = 0; f < npaths; f++) {
         const bool is_stdin = strcmp(paths[f], "-") == 0;
-        if (!is_stdin || !stdin_seen)
+        /* An empty standard input is not read here: were it some file that only looked
+         * empty, counting would consume what the build must read (sized for too few keys, it
+         * then warns). */
+        if (!is_stdin || (!stdin_seen && !stdin_empty))
             once[nonce++] = paths[f];
         stdin_seen = stdin_seen || is_stdin;
+    }
+    if (nonce == 0) {
+        free(once);
+        return 0;
     }
     count_ctx x = {0};
     cli_reader rd;
