@@ -177,6 +177,9 @@ int cli_cmd_info(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_usage_error(optind >= argc ? "missing FILTER" : "one FILTER at a time");
     const char *path = argv[optind];
+    /* info F >> F put text after the filter's end: unreadable after */
+    if (cli_output_is_an_input("-", argv + optind, 1, true, "the description") != 0)
+        return CLI_EXIT_ERROR;
     bl_filter *f;
     bl_info in;
     if (cli_open_filter(path, false, true, &f, &in) != 0)

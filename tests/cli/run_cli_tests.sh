@@ -304,6 +304,8 @@ expect_error "query >> its stdin" "standard output is the file on standard input
     sh -c "'$B' query f.blf < keys.copy >> keys.copy"
 expect_error "query >> the filter" "standard output is f.copy, an input: the output" \
     sh -c "'$B' query f.copy pos.txt >> f.copy"
+expect_error "info >> the filter" "standard output is f.copy, an input: the description" \
+    sh -c "'$B' info f.copy >> f.copy"
 check "query >> an input: input and filter intact" \
     sh -c "cmp -s keys.copy pos.txt && cmp -s f.copy f.blf"
 expect_status "query -c >> an input" 0 sh -c "'$B' query -c f.blf keys.copy >> keys.copy"
