@@ -51,7 +51,9 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
 {
     const size_t slot = i % BL_PREFETCH_DISTANCE;
     const uint8_t *line = w->line[slot];
-    if (i + BL_PREFETCH_DISTANCE < avail) {
+    /* Likely: Clang otherwise placed this block after the loop's end, entered and left by
+     * jumps, which cost its add loop 1.88 against 1.45 ns/key at 2^16 (gcc lays it in line). */
+    if (__builtin_expect(i + BL_PREFETCH_DISTANCE < avail, 1)) {
         const uint8_t *ahead = bl_window_addr(data, nlines, h[i + BL_PREFETCH_DISTANCE]);
         if (write)
             BL_PREFETCH_W(ahead);
