@@ -375,7 +375,9 @@ BL_API const char *bl_kernel_at(size_t i);
  * file (a directory, a device, a FIFO) is refused with BL_E_IO (errno EISDIR or EINVAL) and left
  * alone: write bl_serialize's bytes into such a stream instead. A process killed during the save
  * leaves the target as it was and the temporary (its name plus ".<pid>.<n>.tmp") beside it; the
- * bloomline command holds SIGINT, SIGTERM, SIGHUP and SIGQUIT until the save is done. */
+ * bloomline command holds SIGINT, SIGTERM, SIGHUP and SIGQUIT until the save is done. Past a
+ * file size limit (RLIMIT_FSIZE) the kernel sends SIGXFSZ, which kills by default: a process
+ * that ignores it (as the command does) gets BL_E_IO with errno EFBIG, the temporary removed. */
 BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 /* Write the file format (bl_serialize's bytes) to fd from its current position, in order, with
  * no copy of the filter: for pipes, sockets and standard output. Not atomic: a failed write
