@@ -144,8 +144,9 @@ int cli_cmd_query(int argc, char **argv)
     /* Standard output redirected into the filter or an input (>>) appended to it, as grep and
      * cat refuse to: lines after a filter's end make it unreadable, and an input gained its own
      * selected lines. Counts (-c) are printed once the inputs are read. */
-    if (cli_output_is_an_input("-", argv + optind - 1, 1, true, "the output") != 0 ||
-        (!count_only && cli_output_is_an_input("-", inputs, ninputs, true, "the lines") != 0))
+    const char *written = count_only ? "the counts" : "the lines";
+    if (cli_output_is_an_input("-", argv + optind - 1, 1, true, written) != 0 ||
+        (!count_only && cli_output_is_an_input("-", inputs, ninputs, true, written) != 0))
         return CLI_EXIT_ERROR;
 
     bl_filter *f;

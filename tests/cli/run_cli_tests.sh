@@ -302,8 +302,10 @@ expect_error "query >> an input" "standard output is keys.copy, an input: the li
     sh -c "'$B' query f.blf keys.copy >> keys.copy"
 expect_error "query >> its stdin" "standard output is the file on standard input: the lines" \
     sh -c "'$B' query f.blf < keys.copy >> keys.copy"
-expect_error "query >> the filter" "standard output is f.copy, an input: the output" \
+expect_error "query >> the filter" "standard output is f.copy, an input: the lines" \
     sh -c "'$B' query f.copy pos.txt >> f.copy"
+expect_error "query -c >> the filter" "standard output is f.copy, an input: the counts" \
+    sh -c "'$B' query -c f.copy pos.txt >> f.copy"
 expect_error "info >> the filter" "standard output is f.copy, an input: the description" \
     sh -c "'$B' info f.copy >> f.copy"
 check "query >> an input: input and filter intact" \
