@@ -56,6 +56,8 @@ int cli_write_all(int fd, const void *buf, size_t len);
  * (may be NULL) receives its description. */
 int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
                     bl_info *info);
+/* Verify a mapped filter's payload: 0, or -1 with a message and *f freed (set to NULL). */
+int cli_verify_filter(const char *path, bl_filter **f);
 int cli_save_filter(const bl_filter *f, const char *path);
 /* SIGINT, SIGTERM, SIGHUP and SIGQUIT wait while a file is replaced (bl_save, bl_export_save):
  * ended between creating the temporary and renaming it, the process left the temporary, up to

@@ -88,11 +88,8 @@ int cli_cmd_export(int argc, char **argv)
         bl_free(f);
         return CLI_EXIT_ERROR;
     }
-    if ((st = bl_verify(f)) != BL_OK) {
-        cli_status_error(path, "corrupt filter", st);
-        bl_free(f);
+    if (cli_verify_filter(path, &f) != 0)
         return CLI_EXIT_ERROR;
-    }
     /* Standard output, a device or a FIFO is written into; a file is replaced atomically. */
     int rc;
     if (cli_is_stream(out)) {

@@ -324,6 +324,17 @@ int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs,
     return 0;
 }
 
+int cli_verify_filter(const char *path, bl_filter **f)
+{
+    const bl_status s = bl_verify(*f);
+    if (s == BL_OK)
+        return 0;
+    cli_status_error(path, "corrupt filter", s);
+    bl_free(*f);
+    *f = NULL;
+    return -1;
+}
+
 int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter **out,
                     bl_info *info)
 {
@@ -353,15 +364,8 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
         cli_status_error(path, "cannot read filter", s);
         return -1;
     }
-    if (!mutable_copy && verify) {
-        s = bl_verify(*out);
-        if (s != BL_OK) {
-            cli_status_error(path, "corrupt filter", s);
-            bl_free(*out);
-            *out = NULL;
-            return -1;
-        }
-    }
+    if (!mutable_copy && verify && cli_verify_filter(path, out) != 0)
+        return -1;
     if (info != NULL && (s = bl_get_info(*out, info)) != BL_OK) {
         cli_status_error(path, "cannot describe filter", s);
         bl_free(*out);
