@@ -53,6 +53,13 @@ expect_error() {
     if grep -q -- "$pat" err; then ok; else bad "$name: stderr lacks '$pat': $(head -c 300 err)"; fi
 }
 
+# corrupt_copy SRC DST: DST is SRC with four payload bytes, 100 from the end, set to 0xff.
+corrupt_copy() {
+    cp "$1" "$2"
+    printf '\xff\xff\xff\xff' |
+        dd of="$2" bs=1 seek=$(($(wc -c < "$2") - 100)) conv=notrunc 2> /dev/null
+}
+
 # open_writer FD FIFO PID: exec FD> FIFO, which waits until PID opens FIFO to read. Should PID end
 # first (a crash, a refused argument), a guard opens it instead: the checks after then fail, where
 # the open would have waited for ctest's timeout with nothing said. (A zombie still answers
@@ -617,9 +624,7 @@ check "guava round trip: every key" cmp -s out pos.txt
 "$B" query -c cl.blf neg.txt > a; "$B" query -c clg.blf neg.txt > b
 check "guava round trip: same answers on negatives" cmp -s a b
 # Export checks the payload once the format accepts the filter: a corrupt one writes nothing.
-cp cl.blf clbad.blf
-printf '\xff\xff\xff\xff' | dd of=clbad.blf bs=1 seek=$(($(wc -c < clbad.blf) - 100)) \
-    conv=notrunc 2> /dev/null
+corrupt_copy cl.blf clbad.blf
 rm -f clbad.guava
 expect_error "export a corrupt payload" "clbad.blf: corrupt filter" \
     "$B" export clbad.blf --format guava -o clbad.guava
@@ -876,9 +881,7 @@ if [ "$(id -u)" -ne 0 ]; then
     expect_error "unreadable input" "noperm.txt" "$B" build -o x.blf noperm.txt
 fi
 expect_error "text is not a filter" "pos.txt" "$B" query pos.txt neg.txt
-cp f.blf corrupt.blf
-size=$(wc -c < corrupt.blf)
-printf '\xff\xff\xff\xff' | dd of=corrupt.blf bs=1 seek=$((size - 100)) conv=notrunc 2> /dev/null
+corrupt_copy f.blf corrupt.blf
 expect_error "corrupt payload (query)" "corrupt.blf" "$B" query corrupt.blf pos.txt
 expect_error "corrupt payload (info)" "corrupt.blf" "$B" info corrupt.blf
 expect_error "corrupt payload (add)" "corrupt.blf" "$B" add corrupt.blf part1.txt
