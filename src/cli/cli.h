@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Exit statuses, as grep: 0 selected / success, 1 nothing selected, 2 trouble. */
 #define CLI_EXIT_OK 0
@@ -81,6 +82,10 @@ int cli_parse_threads(const char *s, unsigned *out);
 /* -o's value, named `what` in the usage line: 0 when given and not empty, else CLI_EXIT_ERROR
  * (reported). */
 int cli_check_output(const char *out, const char *what);
+/* The index of the first of inputs[from..] that is FILE ('-': the file on standard input), or
+ * ninputs when none is. */
+size_t cli_input_index_of(const struct stat *file, char *const *inputs, size_t ninputs,
+                          size_t from);
 /* -1 with a message if OUT is one of the inputs ('-' for standard output or input) and writing
  * WRITTEN ("the filter") there would destroy it; a named OUT may be an input when named_ok (it is
  * replaced atomically once the inputs are read). */

@@ -43,6 +43,23 @@ static void warn_absent(const char *path, uint64_t absent, uint64_t removed)
                  (unsigned long long)removed);
 }
 
+/* add F.blf F.blf, a typo for the key file, added the filter's own bytes as keys, and remove
+ * took them out of a counting filter, where such decrements may hide keys that were added. */
+static bool filter_is_an_input(const char *path, bool remove, char *const *inputs, size_t n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    const size_t i = cli_input_index_of(&st, inputs, n, 0);
+    if (i == n)
+        return false;
+    const bool is_stdin = strcmp(inputs[i], "-") == 0, same_name = strcmp(inputs[i], path) == 0;
+    cli_error("%s is the filter%s%s: its own bytes would be %s as keys (the key files come after "
+              "the filter)", is_stdin ? "standard input" : inputs[i], same_name ? "" : " ",
+              same_name ? "" : path, remove ? "removed" : "added");
+    return true;
+}
+
 /* Adds and removes of one filter file take turns: each loads the whole filter, changes it and
  * saves a new file over it, so two at once both started from the old filter and the last save
  * dropped the other's keys (two concurrent adds of 500000 keys each: one set answered no,
@@ -169,6 +186,8 @@ static int add_or_remove(int argc, char **argv, bool remove)
     const char *path = argv[optind++];
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
+    if (filter_is_an_input(path, remove, inputs, ninputs))
+        return CLI_EXIT_ERROR;
 
     const int lock = lock_filter(path, cm.quiet);
     const int rc = change_filter(path, remove, &cm, inputs, ninputs);

@@ -280,6 +280,19 @@ int cli_write_stream(const char *path, const bl_filter *f, const bl_foreign_form
     return s == BL_OK ? 0 : -1;
 }
 
+size_t cli_input_index_of(const struct stat *file, char *const *inputs, size_t ninputs,
+                          size_t from)
+{
+    struct stat in;
+    for (size_t i = from; i < ninputs; i++) {
+        const bool is_stdin = strcmp(inputs[i], "-") == 0;
+        if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) == 0 &&
+            in.st_dev == file->st_dev && in.st_ino == file->st_ino)
+            return i;
+    }
+    return ninputs;
+}
+
 /* Whether a named output replaces the input: saves rename a new file over the output's own
  * directory entry (a symbolic link is replaced, not followed), so the input is lost only when
  * that entry is its file's one name, or the input's name itself. */
@@ -297,17 +310,14 @@ static bool replaces_input(const char *out, const struct stat *o, const char *in
 int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs, bool named_ok,
                            const char *written)
 {
-    struct stat o, in;
+    struct stat o;
     const int fd = strcmp(out, "-") == 0 ? STDOUT_FILENO : own_fd_alias(out);
     if (fd < 0 && named_ok)
         return 0;
     if ((fd >= 0 ? fstat(fd, &o) : lstat(out, &o)) != 0 || !S_ISREG(o.st_mode))
         return 0;
-    for (size_t i = 0; i < ninputs; i++) {
+    for (size_t i = 0; (i = cli_input_index_of(&o, inputs, ninputs, i)) < ninputs; i++) {
         const bool is_stdin = strcmp(inputs[i], "-") == 0; /* build -o keys.txt < keys.txt */
-        if ((is_stdin ? fstat(STDIN_FILENO, &in) : stat(inputs[i], &in)) != 0 ||
-            in.st_dev != o.st_dev || in.st_ino != o.st_ino)
-            continue;
         if (fd >= 0) {
             cli_error("%s is %s%s: %s would be written into it (send it elsewhere)",
                       strcmp(out, "-") == 0 ? "standard output" : out,

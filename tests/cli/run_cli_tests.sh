@@ -321,6 +321,21 @@ expect_status "query -c >> an input" 0 sh -c "'$B' query -c f.blf keys.copy >> k
 check "query -c >> an input: the count appended" \
     test "$(tail -n 1 keys.copy)" = "$(wc -l < pos.txt)"
 rm -f keys.copy
+# add F F (a typo for the key file) had added the filter's own bytes as keys, status 0; remove
+# took them out of a counting filter, where they may hide keys that were added.
+cp f.blf f.copy; ln f.copy f.hard
+expect_error "add a filter to itself" "f.copy is the filter: its own bytes would be added" \
+    "$B" add f.copy pos.txt f.copy
+expect_error "add a filter to itself by a hard link" "f.hard is the filter f.copy: its own" \
+    "$B" add f.copy f.hard
+expect_error "add a filter to itself on stdin" "standard input is the filter f.copy" \
+    sh -c "'$B' add f.copy < f.copy"
+check "add a filter to itself: the filter unchanged" cmp -s f.copy f.blf
+"$B" build -q -l counting -o cnt.blf pos.txt && cp cnt.blf cnt.copy
+expect_error "remove a filter from itself" "cnt.copy is the filter: its own bytes would be removed" \
+    "$B" remove cnt.copy cnt.copy
+check "remove a filter from itself: the filter unchanged" cmp -s cnt.copy cnt.blf
+rm -f f.copy f.hard cnt.blf cnt.copy
 # -l scalable asked for: -n was given, so the message must not ask for it
 expect_error "scalable with -k" "do not apply to a scalable filter" "$B" build -l scalable -n 5000 -k 8 -o x.blf pos.txt
 # a long option without its value is named as typed, not by its short twin
