@@ -21,13 +21,13 @@ void bl_blocked_add_atomic(uint8_t *data, uint64_t nlines, unsigned k, const uin
 {
     for (size_t j = 0; j < n; j++) {
         if (j + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(data + bl_blocked_line_offset(h[j + BL_PREFETCH_DISTANCE], nlines));
+            BL_PREFETCH_W(BL_LINE_AT(data, nlines, h[j + BL_PREFETCH_DISTANCE]));
         uint64_t mask[BL_LINE_BYTES / 8] = {0};
         for (unsigned i = 0; i < k; i++) {
             uint32_t pos = bl_blocked_pos(h[j], k, i);
             mask[pos >> 6] |= UINT64_C(1) << (pos & 63);
         }
-        or_words((uint64_t *)(void *)(data + bl_blocked_line_offset(h[j], nlines)), mask,
+        or_words((uint64_t *)(void *)BL_LINE_AT(data, nlines, h[j]), mask,
                  BL_LINE_BYTES / 8);
     }
 }

@@ -50,7 +50,7 @@ static void atomic_step(uint8_t *line, uint32_t c, int delta)
 static void add_atomic(bl_filter *f, const uint64_t *h, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
-        uint8_t *line = bl_counting_line(f->data, f->nblocks, h[j]);
+        uint8_t *line = BL_LINE_AT(f->data, f->nblocks, h[j]);
         for (unsigned i = 0; i < f->k; i++)
             atomic_step(line, bl_counting_pos(h[j], f->k, i), +1);
     }
@@ -62,7 +62,7 @@ static size_t remove_atomic(bl_filter *f, const uint64_t *h, size_t n)
 {
     size_t absent = 0;
     for (size_t j = 0; j < n; j++) {
-        uint8_t *line = bl_counting_line(f->data, f->nblocks, h[j]);
+        uint8_t *line = BL_LINE_AT(f->data, f->nblocks, h[j]);
         uint8_t snap[BL_LINE_BYTES];
         for (unsigned w = 0; w < BL_LINE_BYTES / 4; w++) {
             uint32_t v = __atomic_load_n((uint32_t *)(void *)line + w, __ATOMIC_RELAXED);

@@ -32,14 +32,9 @@ static inline unsigned bl_counter_get(const uint8_t *line, uint32_t c)
     return (line[c >> 1] >> ((c & 1) * 4)) & 15u;
 }
 
-static inline uint8_t *bl_counting_line(uint8_t *data, uint64_t nlines, uint64_t h)
-{
-    return data + bl_blocked_line_offset(h, nlines);
-}
-
 static inline void bl_counting_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    uint8_t *line = bl_counting_line(data, nlines, h);
+    uint8_t *line = BL_LINE_AT(data, nlines, h);
     for (unsigned i = 0; i < k; i++) {
         const uint32_t c = bl_counting_pos(h, k, i);
         if (bl_counter_get(line, c) != BL_COUNTER_MAX)
@@ -50,7 +45,7 @@ static inline void bl_counting_add_one(uint8_t *data, uint64_t nlines, unsigned 
 static inline bool bl_counting_test_one(const uint8_t *data, uint64_t nlines, unsigned k,
                                         uint64_t h)
 {
-    const uint8_t *line = data + bl_blocked_line_offset(h, nlines);
+    const uint8_t *line = BL_LINE_AT(data, nlines, h);
     for (unsigned i = 0; i < k; i++)
         if (bl_counter_get(line, bl_counting_pos(h, k, i)) == 0)
             return false;
@@ -61,7 +56,7 @@ static inline bool bl_counting_test_one(const uint8_t *data, uint64_t nlines, un
  * Returns false (and changes nothing) when the key was provably never added. */
 static inline bool bl_counting_remove_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    uint8_t *line = bl_counting_line(data, nlines, h);
+    uint8_t *line = BL_LINE_AT(data, nlines, h);
     uint8_t copy[BL_LINE_BYTES];
     memcpy(copy, line, sizeof copy);
     for (unsigned i = 0; i < k; i++) {

@@ -317,6 +317,9 @@ static inline uint64_t bl_blocked_line_offset(uint64_t h, uint64_t nlines)
 #endif
     return line * BL_LINE_BYTES;
 }
+/* The first byte of the key's line in the payload DATA. A macro so that one definition serves
+ * readers and writers: the line is const exactly when DATA is. */
+#define BL_LINE_AT(data, nlines, h) ((data) + bl_blocked_line_offset((h), (nlines)))
 /* Word and bit of probe i of k. */
 static inline uint32_t bl_blocked_word(uint64_t h, unsigned k, unsigned i)
 {
@@ -334,7 +337,7 @@ static inline uint32_t bl_blocked_pos(uint64_t h, unsigned k, unsigned i)
 
 static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    uint32_t *w = (uint32_t *)(void *)(data + bl_blocked_line_offset(h, nlines));
+    uint32_t *w = (uint32_t *)(void *)BL_LINE_AT(data, nlines, h);
     for (unsigned i = 0; i < k; i++) {
         uint32_t pos = bl_blocked_pos(h, k, i);
         w[pos >> 5] |= 1u << (pos & 31);
@@ -343,7 +346,7 @@ static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k
 static inline bool bl_blocked_test_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     const uint32_t *w =
-        (const uint32_t *)(const void *)(data + bl_blocked_line_offset(h, nlines));
+        (const uint32_t *)(const void *)BL_LINE_AT(data, nlines, h);
     uint32_t ok = 1;
     for (unsigned i = 0; i < k; i++) {
         uint32_t pos = bl_blocked_pos(h, k, i);

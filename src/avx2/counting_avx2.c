@@ -30,7 +30,7 @@ static size_t bl_counting_remove_avx2(uint8_t *data, uint64_t nlines, unsigned k
 static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h,
                                  __m256i m0, __m256i m1)
 {
-    const int *line = (const int *)(const void *)(data + bl_blocked_line_offset(h, nlines));
+    const int *line = (const int *)(const void *)BL_LINE_AT(data, nlines, h);
     const __m256i x = _mm256_set1_epi32((int)(uint32_t)h);
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i nib = _mm256_set1_epi32(15);
@@ -59,7 +59,7 @@ static size_t bl_counting_test_avx2(const uint8_t *data, uint64_t nlines, unsign
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(data + bl_blocked_line_offset(h[i + BL_PREFETCH_DISTANCE], nlines));
+            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         const bool r = test_one_avx2(data, nlines, k, h[i], m0, m1);
         hits += r;
         if (res)

@@ -150,7 +150,7 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
 /* One key: the batched loop's body without the window (two dependent loads at most). */
 static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    const uint8_t *line = bl_window_addr(data, nlines, h);
+    const uint8_t *line = BL_LINE_AT(data, nlines, h);
     if (k <= 8)
         return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), false);
     return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), true);
@@ -191,7 +191,7 @@ BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, cons
 
 static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    uint8_t *line = (uint8_t *)(uintptr_t)bl_window_addr(data, nlines, h);
+    uint8_t *line = (uint8_t *)(uintptr_t)BL_LINE_AT(data, nlines, h);
     const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
     if (k <= 8)
         line_or_key(line, h, g0, g1, false, bl_blocked_probe_of[k]);

@@ -23,12 +23,6 @@ typedef struct bl_window {
     const uint8_t *line[BL_PREFETCH_DISTANCE];
 } bl_window;
 
-static inline __attribute__((always_inline)) const uint8_t *
-bl_window_addr(const uint8_t *data, uint64_t nlines, uint64_t h)
-{
-    return data + bl_blocked_line_offset(h, nlines);
-}
-
 /* Enter keys [0, min(D, avail)). `write`: prefetch with intent to modify (adds). */
 static inline __attribute__((always_inline)) void
 bl_window_start(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h,
@@ -36,7 +30,7 @@ bl_window_start(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64
 {
     const size_t m = avail < BL_PREFETCH_DISTANCE ? avail : BL_PREFETCH_DISTANCE;
     for (size_t i = 0; i < m; i++) {
-        w->line[i] = bl_window_addr(data, nlines, h[i]);
+        w->line[i] = BL_LINE_AT(data, nlines, h[i]);
         if (write)
             BL_PREFETCH_W(w->line[i]);
         else
@@ -54,7 +48,7 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
     /* Likely: Clang otherwise placed this block after the loop's end, entered and left by
      * jumps, which cost its add loop 1.88 against 1.45 ns/key at 2^16 (gcc lays it in line). */
     if (__builtin_expect(i + BL_PREFETCH_DISTANCE < avail, 1)) {
-        const uint8_t *ahead = bl_window_addr(data, nlines, h[i + BL_PREFETCH_DISTANCE]);
+        const uint8_t *ahead = BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]);
         if (write)
             BL_PREFETCH_W(ahead);
         else

@@ -104,7 +104,7 @@ BL_INLINE bool blocked_line_has8(const uint8_t *line, unsigned k, uint64_t h)
 
 static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    const uint8_t *line = bl_window_addr(data, nlines, h);
+    const uint8_t *line = BL_LINE_AT(data, nlines, h);
     if (k <= 8)
         return blocked_line_has8(line, k, h);
     return blocked_line_has(line, (__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
@@ -187,7 +187,7 @@ BL_INLINE size_t blocked_test_pairs_loop(const uint8_t *data, uint64_t nlines, u
         bl_window_start(&win, data, nlines, h, avail, false);
 #define BL_LINE_OF(j)                                                                              \
     (window ? bl_window_next(&win, data, nlines, h, (j), avail, false)                            \
-            : bl_window_addr(data, nlines, h[(j)]))
+            : BL_LINE_AT(data, nlines, h[(j)]))
     size_t hits = 0, i = 0;
     for (; i + 8 <= n; i += 8) {
         const uint8_t *line[8];
@@ -263,7 +263,7 @@ static void blocked_add_avx512(uint8_t *data, uint64_t nlines, unsigned k, const
 
 static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    __m512i *v = (__m512i *)(uintptr_t)bl_window_addr(data, nlines, h);
+    __m512i *v = (__m512i *)(uintptr_t)BL_LINE_AT(data, nlines, h);
     const __m512i mask =
         blocked_key_mask((__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
                          _mm512_load_si512(bl_blocked_probe_of[k]), h);

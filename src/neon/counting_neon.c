@@ -28,7 +28,7 @@ static size_t bl_counting_remove_neon(uint8_t *data, uint64_t nlines, unsigned k
  * anyway), the counters' bytes fetched with one 64-byte tbl, each reduced to its nibble. */
 static bool test_one_neon(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    const uint8_t *line = data + bl_blocked_line_offset(h, nlines);
+    const uint8_t *line = BL_LINE_AT(data, nlines, h);
     uint8_t p8[16];
     for (unsigned i = 0; i < 16; i++)
         p8[i] = (uint8_t)bl_counting_pos(h, k, i < k ? i : 0);
@@ -52,7 +52,7 @@ static size_t bl_counting_test_neon(const uint8_t *data, uint64_t nlines, unsign
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(data + bl_blocked_line_offset(h[i + BL_PREFETCH_DISTANCE], nlines));
+            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         const bool r = test_one_neon(data, nlines, k, h[i]);
         hits += r;
         if (res)

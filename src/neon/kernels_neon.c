@@ -40,11 +40,6 @@ static void hash_u64_xxh64_neon(const uint64_t *keys, size_t n, uint64_t seed, u
 
 /* ---- Blocked layout: four probes per q register, the line's words picked with tbl ------------- */
 
-BL_INLINE const uint8_t *blocked_line_ptr(const uint8_t *data, uint64_t nlines, uint64_t h)
-{
-    return data + bl_blocked_line_offset(h, nlines);
-}
-
 /* Probes [4g, 4g + 4): their multipliers, word offsets D_k, and 1 in the lanes of probes the
  * key has (k of them), 0 past k, so those lanes' bits are 0 and never missing. */
 static void blocked_groups(unsigned k, simde_uint32x4_t mul[4], simde_uint32x4_t offsets[4],
@@ -90,8 +85,8 @@ static size_t blocked_test_neon(const uint8_t *data, uint64_t nlines, unsigned k
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        const uint8_t *w = blocked_line_ptr(data, nlines, h[i]);
+            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        const uint8_t *w = BL_LINE_AT(data, nlines, h[i]);
         simde_uint8x16x4_t line;
         line.val[0] = simde_vld1q_u8(w);
         line.val[1] = simde_vld1q_u8(w + 16);
@@ -115,7 +110,7 @@ static void blocked_add_neon(uint8_t *data, uint64_t nlines, unsigned k, const u
     /* k read-modify-writes of distinct words: scalar stores. */
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(blocked_line_ptr(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+            BL_PREFETCH_W(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         bl_blocked_add_one(data, nlines, k, h[i]);
     }
 }

@@ -7,7 +7,7 @@ static void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, c
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(bl_counting_line(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+            BL_PREFETCH_W(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         bl_counting_add_one(data, nlines, k, h[i]);
     }
 }
@@ -18,7 +18,7 @@ static size_t bl_counting_test_scalar(const uint8_t *data, uint64_t nlines, unsi
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(data + bl_blocked_line_offset(h[i + BL_PREFETCH_DISTANCE], nlines));
+            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         bool r = bl_counting_test_one(data, nlines, k, h[i]);
         hits += r;
         if (res)
@@ -33,7 +33,7 @@ static size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned
     size_t absent = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(bl_counting_line(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+            BL_PREFETCH_W(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         absent += !bl_counting_remove_one(data, nlines, k, h[i]);
     }
     return absent;

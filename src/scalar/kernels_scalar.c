@@ -19,7 +19,7 @@ static void bl_blocked_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, co
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(data + bl_blocked_line_offset(h[i + BL_PREFETCH_DISTANCE], nlines));
+            BL_PREFETCH_W(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         bl_blocked_add_one(data, nlines, k, h[i]);
     }
 }
@@ -30,7 +30,7 @@ static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsig
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(data + bl_blocked_line_offset(h[i + BL_PREFETCH_DISTANCE], nlines));
+            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
         bool r = bl_blocked_test_one(data, nlines, k, h[i]);
         hits += r;
         if (res)
