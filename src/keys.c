@@ -190,13 +190,14 @@ static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
     (void)res;
     bl_status *st = ctx;
     /* Only a scalable chain fails here, when it cannot grow. The batch stops at that key, as
-     * bl_params.growth promises: a later chunk's retry might grow (memory freed meanwhile) and
-     * add keys past the gap, and keys_added would no longer tell where it stopped. */
-    if (*st != BL_OK)
-        return 0;
-    bl_status s = bl_add_hashes_uncounted(f, h, n, avail);
-    if (s != BL_OK)
+     * bl_params.growth promises (a later chunk's retry might grow, memory freed meanwhile, and
+     * add keys past the gap, and keys_added would no longer tell where it stopped), and the
+     * rest of the batch is not hashed for nothing. */
+    const bl_status s = bl_add_hashes_uncounted(f, h, n, avail);
+    if (s != BL_OK) {
         *st = s;
+        return BL_STAGE_STOP;
+    }
     /* scalable stages count their own keys */
     if (f->layout != BL_LAYOUT_SCALABLE)
         bl_count_keys(f, n);

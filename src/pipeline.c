@@ -76,8 +76,10 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
 {
     if (n == 0)
         return 0;
-    if (keys->kind == BL_KEYS_HASH) /* nothing to hash: the kernel rolls over the whole array */
-        return fn(f, keys->values, n, n, res, ctx);
+    if (keys->kind == BL_KEYS_HASH) { /* nothing to hash: the kernel rolls over the whole array */
+        const size_t got = fn(f, keys->values, n, n, res, ctx);
+        return got == BL_STAGE_STOP ? 0 : got;
+    }
     /* buf holds hashes of keys [base, base + filled). Each step probes CHUNK of them while the
      * kernel prefetches up to DISTANCE beyond, so the window never drains at chunk edges. */
     enum { CAP = BL_PIPELINE_CHUNK + BL_PREFETCH_DISTANCE };
@@ -91,7 +93,10 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
         if (prefetch_keys)
             prefetch_next_u64(keys->values, base + filled, n);
         uint8_t *const chunk_res = res ? res + base : NULL;
-        total += fn(f, buf, nprobe, filled, chunk_res, ctx);
+        const size_t got = fn(f, buf, nprobe, filled, chunk_res, ctx);
+        if (got == BL_STAGE_STOP)
+            break;
+        total += got;
         if (keys->unchecked)
             total -= take_back_null_keys(f, keys, base, nprobe, buf, chunk_res, fn, ctx);
         base += nprobe;

@@ -19,7 +19,9 @@ typedef struct bl_keys {
 } bl_keys;
 
 /* One probe-stage operation over hashes: h holds `avail` >= n hashes (the extra ones are only
- * for prefetching). Returns hits (queries) or keys reported absent (removes). */
+ * for prefetching). Returns hits (queries) or keys reported absent (removes), or BL_STAGE_STOP
+ * to end the batch there (an add that failed): bl_pipeline then hashes no more keys. */
+#define BL_STAGE_STOP SIZE_MAX
 typedef size_t (*bl_stage_fn)(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                               uint8_t *res, void *ctx);
 

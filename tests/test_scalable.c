@@ -2,6 +2,8 @@
 /* Scalable layout: growth and stage sizing, no false negatives on every kernel, the rate stays
  * under target at 10-50x the first capacity, union, clone/clear, chains rebuilt from fields. */
 #include <math.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../src/internal.h"
@@ -239,6 +241,23 @@ static void test_invalid(void **state)
     assert_int_equal(bl_get_info(f, &info), BL_OK);
     assert_int_equal(info.keys_added, 12);
     assert_int_equal(info.stages, 2);
+    /* A batch stops at the key that needed the stage: the rest is not even hashed (a key far
+     * past the pipeline's look-ahead lies in a page that cannot be read). */
+    enum { NB = 4096, UNREADABLE = 3000 };
+    const void **bkeys = calloc(NB, sizeof *bkeys);
+    size_t *blens = calloc(NB, sizeof *blens);
+    void *hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(bkeys != NULL && blens != NULL && hole != MAP_FAILED);
+    for (size_t i = 0; i < NB; i++) {
+        bkeys[i] = i == UNREADABLE ? hole : (const void *)&keys[i % 14];
+        blens[i] = sizeof keys[0];
+    }
+    assert_int_equal(bl_add_batch(f, bkeys, blens, NB), BL_E_TOO_LARGE);
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_int_equal(info.keys_added, 12);
+    munmap(hole, 4096);
+    free(bkeys);
+    free(blens);
     /* Counting-only operations. */
     assert_int_equal(bl_remove_u64(f, 1), BL_E_UNSUPPORTED);
     bl_filter *z = NULL;
