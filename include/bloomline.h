@@ -334,6 +334,8 @@ typedef struct bl_info {
     size_t stages;             /* scalable: number of stages (1 for the others) */
     bool mapped;               /* payload is a read-only file mapping */
     const char *kernel;        /* the probe kernel this filter uses */
+    unsigned format_version;   /* the file format version bl_save writes for it, the only one
+                                  bl_load and bl_map read (docs/FORMAT.md) */
 } bl_info;
 
 /* Describe a filter (walks the bit array to count the fill: O(size)). */

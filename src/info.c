@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* bl_get_info: geometry, fill ratio, and the estimates that follow from the fill. */
 #include "counting.h"
+#include "format.h"
 
 #include <math.h>
 
@@ -85,6 +86,7 @@ static void describe(const bl_filter *f, bl_info *info)
     info->stages = 1;
     info->mapped = f->storage == BL_STORAGE_FILE_MAP;
     info->kernel = f->kern ? f->kern->name : NULL;
+    info->format_version = BL_FORMAT_VERSION;
 }
 
 /* Set bits of a blocked filter, and whether they all come in whole nibbles (each 0 or 15) with

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Scalable layout: a growing chain of blocked stages (Almeida et al. 2007) under one target rate. */
+#include "format.h"
 #include "pipeline.h"
 
 #include <math.h>
@@ -406,6 +407,7 @@ bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info)
     info->stages = f->nstages;
     info->mapped = f->storage == BL_STORAGE_FILE_MAP;
     info->kernel = f->kern ? f->kern->name : NULL;
+    info->format_version = BL_FORMAT_VERSION;
     if (info->hash_name == NULL)
         info->hash_name = "xxh3";
     return BL_OK;

@@ -2,29 +2,12 @@
 /* bloomline info: everything about a filter file, as text or JSON. */
 #include "cli.h"
 
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const struct option info_longopts[] = {
     {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-
-/* The format version is the little-endian u32 after the 8-byte magic (docs/FORMAT.md); the
- * filter has just been mapped, so the header is known to be valid. */
-static unsigned format_version(const char *path)
-{
-    unsigned char b[12];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t got = pread(fd, b, sizeof b, 0);
-    close(fd);
-    if (got != (ssize_t)sizeof b)
-        return 0;
-    return (unsigned)b[8] | (unsigned)b[9] << 8 | (unsigned)b[10] << 16 | (unsigned)b[11] << 24;
-}
 
 /* Bytes of the well-formed UTF-8 sequence at p (RFC 3629: shortest form, no surrogates, at most
  * U+10FFFF), or 0 if none starts there. */
@@ -75,12 +58,12 @@ static void json_string(const char *s)
     putchar('"');
 }
 
-static void print_json(const char *path, unsigned version, const bl_info *in, const char *here,
-                       const bl_filter *f)
+static void print_json(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
     printf("{\n  \"file\": ");
     json_string(path);
-    printf(",\n  \"format_version\": %u,\n  \"layout\": \"%s\",\n", version, in->layout_name);
+    printf(",\n  \"format_version\": %u,\n  \"layout\": \"%s\",\n", in->format_version,
+           in->layout_name);
     printf("  \"bits\": %llu,\n  \"bytes\": %zu,\n  \"blocks\": %llu,\n  \"k\": %u,\n",
            (unsigned long long)in->bits, in->bytes, (unsigned long long)in->blocks, in->k);
     printf("  \"design_keys\": %llu,\n  \"design_fpp\": %.17g,\n",
@@ -124,11 +107,10 @@ static const char *block_unit(bl_layout l)
     }
 }
 
-static void print_text(const char *path, unsigned version, const bl_info *in, const char *here,
-                       const bl_filter *f)
+static void print_text(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
     printf("file:                %s\n", path);
-    printf("format version:      %u\n", version);
+    printf("format version:      %u\n", in->format_version);
     printf("layout:              %s\n", in->layout_name);
     printf("size:                %llu bits, %zu bytes (%llu %s)\n", (unsigned long long)in->bits,
            in->bytes, (unsigned long long)in->blocks, block_unit(in->layout));
@@ -184,11 +166,10 @@ int cli_cmd_info(int argc, char **argv)
     bl_info in;
     if (cli_open_filter(path, false, true, &f, &in) != 0)
         return CLI_EXIT_ERROR;
-    const unsigned version = format_version(path);
     if (json)
-        print_json(path, version, &in, bl_kernel_name(), f);
+        print_json(path, &in, bl_kernel_name(), f);
     else
-        print_text(path, version, &in, bl_kernel_name(), f);
+        print_text(path, &in, bl_kernel_name(), f);
     bl_free(f);
     return cli_flush_stdout();
 }

@@ -540,6 +540,8 @@ for field in "format version" "layout" "size" "hash functions (k)" "designed for
     check "info shows $field" grep -qF "$field:" out
 done
 check "info keys added" grep -q "^keys added: *20000$" out
+check "info format version: the file's" \
+    grep -q "^format version: *$(od -An -tu4 -j8 -N4 f.blf | tr -d ' ')$" out
 check "info bits and bytes" grep -q "bits, [0-9]* bytes" out
 expect_status "info --json" 0 "$B" info --json f.blf
 for key in format_version layout bits bytes k design_keys design_fpp keys_added fill_ratio \
