@@ -55,9 +55,10 @@ typedef enum bl_status {
     BL_E_INVALID = 1,          /* an argument is invalid (NULL, n = 0, p outside (0,1), ...) */
     BL_E_NOMEM = 2,            /* allocation failed */
     BL_E_TOO_LARGE = 3,        /* the requested size overflows or exceeds a layout's limit */
-    BL_E_UNSUPPORTED = 4,      /* kernel unknown or not supported by this CPU, or an operation
-                                  the layout does not have */
-    BL_E_MISMATCH = 5,         /* filters differ in identity (layout, geometry, hash, seed) */
+    BL_E_UNSUPPORTED = 4,      /* kernel unknown or not supported by this CPU, an operation
+                                  the layout does not have, or a filter an export's format
+                                  cannot carry (or a variant an import does not read) */
+    BL_E_MISMATCH = 5,         /* filters differ in identity (bl_same_identity) */
     BL_E_READ_ONLY = 6,        /* modifying a filter mapped read-only */
     BL_E_IO = 7,               /* a system call failed; errno tells which */
     BL_E_TRUNCATED = 8,        /* the file or buffer is shorter than its header says */
@@ -103,12 +104,15 @@ typedef enum bl_hash_scheme {
 
 /* Creation parameters. Initialise with bl_params_init, then set what you need. */
 typedef struct bl_params {
-    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow */
+    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow
+                                (a caller built against a header without `bits` passes a
+                                smaller size; the fields it lacks take their defaults) */
     bl_layout layout;        /* default BL_LAYOUT_BLOCKED */
     uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for
                                 (scalable: the first stage's; 0 there picks 65536) */
     double fpp;              /* target false-positive rate p in (0,1); default 0.01 */
-    double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN: BL_E_INVALID) */
+    double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN: BL_E_INVALID;
+                                scalable, whose stages are sized by fpp: BL_E_INVALID) */
     unsigned k;              /* if > 0, force the number of hash functions (else chosen by sizing);
                                 sized by fpp, the filter is as large as this k needs to meet it */
     uint64_t seed;           /* hash seed (part of the filter's identity); sbbf must use 0 for
@@ -129,6 +133,13 @@ typedef struct bl_params {
                                 too large (BL_E_TOO_LARGE) or cannot be allocated (BL_E_NOMEM):
                                 a batched add that stops so has added the keys before the one
                                 that needed the new stage (keys_added tells how many). */
+    uint64_t bits;           /* if > 0, exactly this size (rounded up to the layout's unit, as
+                                bl_create_geometry does; e.g. a power-of-two Parquet bitset) for
+                                expected_keys keys: k is the best for that many bits per key
+                                unless forced, fpp is ignored, and the design rate is the
+                                model's at expected_keys. Not with bits_per_key, nor scalable
+                                (BL_E_INVALID); a size whose rate at expected_keys is 1 is
+                                BL_E_INVALID, as for bits_per_key */
 } bl_params;
 
 /* Fill params with the defaults: blocked, p = 0.01, seed 0, automatic kernel. */
@@ -136,10 +147,10 @@ BL_API void bl_params_init(bl_params *params);
 
 typedef struct bl_filter bl_filter;
 
-/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key).
- * BL_E_INVALID also when bits_per_key (or a forced k) is so small that the layout's model rate
- * at expected_keys is exactly 1: such a filter would answer yes to every key (a rate just below
- * 1, say 0.9999, is accepted: check bl_get_info's design_fpp). BL_E_TOO_LARGE when no
+/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key, or
+ * bits). BL_E_INVALID also when bits_per_key or bits (or a forced k) is so small that the
+ * layout's model rate at expected_keys is exactly 1: such a filter would answer yes to every
+ * key (a rate just below 1, say 0.9999, is accepted: check bl_get_info's design_fpp). BL_E_TOO_LARGE when no
  * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9 for 10^9 keys;
  * for 1000 keys the size, about 125 GB, is within the limit: allocating it decides).
  * Memory: a payload of 2 MiB or more is an anonymous mapping advised for transparent huge pages
@@ -279,7 +290,9 @@ BL_API double bl_expected_fpp(bl_layout layout, uint64_t bits, unsigned k, uint6
 /* ------------------------------------------------------------------------------------------ */
 /* Set operations, identity, estimates                                                        */
 
-/* True when a and b have the same layout, geometry, k, hash scheme and seed. */
+/* True when a and b have the same layout, geometry, k, hash scheme and seed; scalable chains
+ * when they have the same design (first stage's keys and rate, growth, tightening) and seed,
+ * however far each has grown. */
 BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
 /* dst |= src (union) or dst &= src (intersection); BL_E_MISMATCH unless identities are equal.
  * A union answers yes for every key either held; an intersection for every key both held.
@@ -290,7 +303,7 @@ BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
  * An intersection is not the filter of the common keys: bits both filters set for different
  * keys stay set, so it answers yes to more absent keys than a filter built from the common keys
  * would, and its estimated_keys exceeds the common keys (50000 keys each, 10000 common,
- * designed for 100000: 15000 to 19000 estimated). The estimates of a, b and their union give
+ * designed for 100000: 15000 to 19100 estimated). The estimates of a, b and their union give
  * the common keys: est(a) + est(b) - est(a | b) (9900-10100 there).
  * An intersection's current_fpp rates its fill as if keys had set it: at or above the rate it
  * answers at (blocked and counting 90000 keys each, 10000 common: 1.2x and 1.7x what they

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,12 +171,45 @@ bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, u
 
 bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern);
 
-bl_status bl_create(bl_filter **out, const bl_params *params)
+/* The size and k for a fixed size (params->bits): k from its bits per key unless forced. */
+static bl_status size_exactly(const bl_params *params, uint64_t *bits, unsigned *k)
 {
-    if (out == NULL || params == NULL)
+    const uint64_t block_bits = bl_layout_block_bytes(params->layout) * 8;
+    if (params->bits_per_key > 0)
+        return BL_E_INVALID; /* two sizes */
+    if (params->bits > UINT64_MAX - block_bits)
+        return BL_E_TOO_LARGE;
+    *bits = (params->bits + block_bits - 1) / block_bits * block_bits;
+    *k = params->k;
+    if (*k != 0)
+        return BL_OK;
+    uint64_t unused;
+    return bl_size_for_bits_per_key(params->layout, params->expected_keys,
+                                    (double)*bits / (double)params->expected_keys, &unused, k);
+}
+
+/* The struct as this build knows it: a caller built against an older, shorter bl_params (one
+ * without `bits`) gets the defaults for what it lacks. NULL for sizes no header ever had. */
+static const bl_params *full_params(const bl_params *given, bl_params *copy)
+{
+    if (given->struct_size == sizeof *given)
+        return given;
+    if (given->struct_size < offsetof(bl_params, bits) || given->struct_size > sizeof *given)
+        return NULL;
+    bl_params_init(copy);
+    memcpy(copy, given, given->struct_size);
+    copy->struct_size = sizeof *copy;
+    return copy;
+}
+
+bl_status bl_create(bl_filter **out, const bl_params *given)
+{
+    if (out == NULL || given == NULL)
         return BL_E_INVALID;
     *out = NULL;
-    if (params->struct_size < sizeof(bl_params))
+    bl_params copy;
+    const bl_params *params = full_params(given, &copy);
+    if (params == NULL)
         return BL_E_INVALID;
     if (params->flags & ~BL_FLAG_CONCURRENT)
         return BL_E_INVALID;
@@ -197,8 +231,10 @@ bl_status bl_create(bl_filter **out, const bl_params *params)
         return BL_E_BAD_K;
     uint64_t bits;
     unsigned k;
-    const bool by_fpp = !(params->bits_per_key > 0);
-    if (by_fpp) /* a forced k gets the size at which it meets fpp */
+    const bool by_fpp = !(params->bits_per_key > 0) && params->bits == 0;
+    if (params->bits != 0)
+        st = size_exactly(params, &bits, &k);
+    else if (by_fpp) /* a forced k gets the size at which it meets fpp */
         st = bl_size_for_fpp_k(params->layout, params->expected_keys, params->fpp, params->k,
                                &bits, &k);
     else

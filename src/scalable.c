@@ -154,8 +154,8 @@ bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct b
         return BL_E_INVALID;
     if (!(p->tightening > 0 && p->tightening < 1))
         return BL_E_INVALID;
-    /* Stages are sized by rate alone; a forced k or bits-per-key has no meaning for a chain. */
-    if (p->k != 0 || p->bits_per_key > 0)
+    /* Stages are sized by rate alone; a forced k, size or bits per key means nothing here. */
+    if (p->k != 0 || p->bits_per_key > 0 || p->bits != 0)
         return BL_E_INVALID;
     /* Appending a stage reallocates the chain: concurrent adders would race on it. */
     if (p->flags & BL_FLAG_CONCURRENT)

@@ -9,8 +9,11 @@ const char *bl_strerror(bl_status status)
     case BL_E_INVALID: return "invalid argument";
     case BL_E_NOMEM: return "out of memory";
     case BL_E_TOO_LARGE: return "size too large (overflow or beyond the layout's limit)";
-    case BL_E_UNSUPPORTED: return "unsupported: unknown kernel, kernel not supported by this CPU, or operation not valid for this layout";
-    case BL_E_MISMATCH: return "filters differ in layout, geometry, k, hash scheme or seed";
+    case BL_E_UNSUPPORTED:
+        return "unsupported: unknown kernel or one this CPU lacks, an operation this layout does "
+               "not have, or a filter (or variant) the foreign format cannot carry";
+    case BL_E_MISMATCH:
+        return "filters differ in layout, geometry, k, hash scheme or seed (scalable: in design)";
     case BL_E_READ_ONLY: return "filter is mapped read-only";
     case BL_E_IO: return "I/O error (see errno)";
     case BL_E_TRUNCATED: return "truncated: data shorter than its header says";

@@ -363,6 +363,74 @@ static void test_over_4g_bits(void **state)
                      BL_E_TOO_LARGE);
 }
 
+/* bl_params.bits: exactly that size (rounded up to the unit) for expected_keys keys, which it
+ * records as its design, with the model's rate there; k the best for the size unless forced. */
+static void test_create_exact_bits(void **state)
+{
+    (void)state;
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SBBF, BL_LAYOUT_CLASSIC,
+                                 BL_LAYOUT_COUNTING};
+    for (size_t li = 0; li < BL_ARRAY_LEN(layouts); li++) {
+        const uint64_t unit = bl_layout_block_bytes(layouts[li]) * 8;
+        bl_params p;
+        bl_params_init(&p);
+        p.layout = layouts[li];
+        p.expected_keys = 1000;
+        p.bits = 8192 + 1; /* one past a whole number of units */
+        bl_filter *f = NULL;
+        assert_int_equal(bl_create(&f, &p), BL_OK);
+        bl_info info;
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        assert_int_equal(info.bits, 8192 + unit);
+        assert_int_equal(info.design_keys, 1000);
+        uint64_t unused;
+        unsigned best_k;
+        assert_int_equal(bl_size_for_bits_per_key(p.layout, 1000, (8192.0 + unit) / 1000, &unused,
+                                                  &best_k), BL_OK);
+        assert_int_equal(info.k, best_k);
+        assert_true(info.design_fpp == bl_expected_fpp(p.layout, info.bits, info.k, 1000));
+        bl_free(f);
+        p.k = layouts[li] == BL_LAYOUT_SBBF ? 8 : 3; /* forced */
+        assert_int_equal(bl_create(&f, &p), BL_OK);
+        assert_int_equal(bl_get_info(f, &info), BL_OK);
+        assert_int_equal(info.k, p.k);
+        bl_free(f);
+        p.k = 0;
+        p.bits_per_key = 10; /* two sizes */
+        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+        p.bits_per_key = 0;
+        p.bits = 64; /* one unit for 10^9 keys: rate 1 */
+        p.expected_keys = 1000000000;
+        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+        assert_null(f);
+        p.bits = UINT64_MAX;
+        assert_int_equal(bl_create(&f, &p), BL_E_TOO_LARGE);
+    }
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = BL_LAYOUT_SCALABLE;
+    p.bits = 8192;
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+    /* A caller built against the header before `bits` passes a shorter struct: what lies past
+     * its end is not read, and the filter is sized by fpp. */
+    bl_params *old = malloc(sizeof *old);
+    assert_non_null(old);
+    memset(old, 0xff, sizeof *old);
+    bl_params_init(old);
+    old->bits = UINT64_MAX; /* stands for whatever follows the caller's struct */
+    old->struct_size = offsetof(bl_params, bits);
+    old->expected_keys = 1000;
+    assert_int_equal(bl_create(&f, old), BL_OK);
+    bl_info info;
+    assert_int_equal(bl_get_info(f, &info), BL_OK);
+    assert_true(info.design_fpp == 0.01);
+    bl_free(f);
+    old->struct_size = sizeof *old + 8; /* no header had it */
+    assert_int_equal(bl_create(&f, old), BL_E_INVALID);
+    free(old);
+}
+
 /* bl_layout_k_range names exactly the k that creation accepts, so callers (the CLI's -k
  * message) can state the range without repeating the library's constants. */
 static void test_layout_k_range(void **state)
@@ -817,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_set_operations),
         cmocka_unit_test(test_concurrent_insert),
         cmocka_unit_test(test_over_4g_bits),
+        cmocka_unit_test(test_create_exact_bits),
         cmocka_unit_test(test_union_count_saturates),
         cmocka_unit_test(test_add_count_saturates),
         cmocka_unit_test(test_invalid_parameters),

@@ -147,18 +147,8 @@ static bl_status create(const build_opts *o, uint64_t keys, bl_layout layout, bl
         p.fpp = o->fpp;
     if (o->bpk_set)
         p.bits_per_key = o->bpk;
-    if (o->bits == 0)
-        return bl_create(f, &p);
-    /* An explicit size (e.g. a power-of-two Parquet bitset): k from the size per key. */
-    unsigned k = o->k;
-    if (k == 0) {
-        uint64_t bits_unused;
-        bl_status st = bl_size_for_bits_per_key(layout, keys, (double)o->bits / (double)keys,
-                                                &bits_unused, &k);
-        if (st != BL_OK)
-            return st;
-    }
-    return bl_create_geometry(f, layout, o->bits, k, o->seed, 0, NULL);
+    p.bits = o->bits; /* an explicit size (e.g. a power-of-two Parquet bitset) for these keys */
+    return bl_create(f, &p);
 }
 
 /* A refused allocation says only "out of memory": the size the design needs shows a -n or -p
@@ -198,13 +188,10 @@ static void warn_useless_design(const build_opts *o, const bl_filter *f, uint64_
     bl_info info;
     if (!(o->bpk_set || o->bits) || keys == 0 || bl_get_info(f, &info) != BL_OK)
         return;
-    /* --bits gives a geometry with no design rate: the model's at the keys counted */
-    const double rate = info.design_fpp > 0 ? info.design_fpp
-                                            : bl_expected_fpp(info.layout, info.bits, info.k, keys);
-    if (rate > 0.5)
+    if (info.design_fpp > 0.5)
         cli_warn("%s: false-positive rate %.4g at %llu keys: it will answer yes to most keys "
                  "(give more bits, or size it with -p)",
-                 o->out, rate, (unsigned long long)keys);
+                 o->out, info.design_fpp, (unsigned long long)keys);
 }
 
 int cli_cmd_build(int argc, char **argv)
@@ -248,14 +235,19 @@ int cli_cmd_build(int argc, char **argv)
     }
     bl_filter *f = NULL;
     bl_status st = create(&o, keys, layout, &f);
-    if (st == BL_E_INVALID && o.bits == 0 && o.bpk_set) {
-        /* The library refuses a design whose rate at n keys is 1: -b too small, or too small
-         * for the -k forced with it (sized by -p, any k gets the size it needs). */
-        char k_too[32] = "";
+    if (st == BL_E_INVALID && (o.bits || o.bpk_set)) {
+        /* The library refuses a design whose rate at n keys is 1: -b or --bits too small, or
+         * too small for the -k forced with it (sized by -p, any k gets the size it needs). */
+        char k_too[32] = "", asked[48];
         if (o.k)
             snprintf(k_too, sizeof k_too, " with -k %u", o.k);
-        cli_usage_error("-b %g%s: too few bits per key for %llu keys: the filter would answer "
-                        "yes to every key", o.bpk, k_too, (unsigned long long)keys);
+        if (o.bits)
+            snprintf(asked, sizeof asked, "--bits %llu", (unsigned long long)o.bits);
+        else
+            snprintf(asked, sizeof asked, "-b %g", o.bpk);
+        cli_usage_error("%s%s: too few bits%s for %llu keys: the filter would answer yes to "
+                        "every key", asked, k_too, o.bits ? "" : " per key",
+                        (unsigned long long)keys);
         return CLI_EXIT_ERROR;
     }
     unsigned k_min, k_max;

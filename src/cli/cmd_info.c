@@ -75,6 +75,8 @@ static void print_json(const char *path, const bl_info *in, const char *here, co
     printf("  \"keys_known\": %s,\n", in->keys_known ? "true" : "false");
     printf("  \"fill_ratio\": %.17g,\n  \"estimated_keys\": %.17g,\n  \"current_fpp\": %.17g,\n",
            in->fill_ratio, in->estimated_keys, in->current_fpp);
+    /* full: estimated_keys is only a floor */
+    printf("  \"estimated_keys_is_floor\": %s,\n", in->fill_ratio >= 1 ? "true" : "false");
     printf("  \"hash\": \"%s\",\n  \"seed\": %llu,\n", in->hash_name,
            (unsigned long long)in->seed);
     printf("  \"kernel\": \"%s\",\n  \"filter_kernel\": \"%s\",\n  \"checksum\": \"ok\",\n",
@@ -125,7 +127,12 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
     else
         printf("keys added:          unknown (imported from a format that does not record it)\n");
     printf("fill ratio:          %.4f\n", in->fill_ratio);
-    printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
+    /* A full filter has no estimate, only a floor (bl_info.estimated_keys) */
+    if (in->fill_ratio >= 1)
+        printf("estimated keys:      at least %.0f (full: every bit set, any more keys fit)\n",
+               in->estimated_keys);
+    else
+        printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
     printf("expected rate now:   %.4g\n", in->current_fpp);
     printf("hash scheme:         %s, seed %llu\n", in->hash_name, (unsigned long long)in->seed);
     printf("kernel here:         %s\n", here ? here : "unavailable (BLOOMLINE_KERNEL?)");

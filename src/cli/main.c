@@ -29,10 +29,13 @@ static const char overview[] =
     "\n"
     "Keys are lines without their newline (and without a trailing \\r), or one field of\n"
     "them (-f N, split on -d DELIM, default tab); keys are bytes, NUL bytes included.\n"
-    "INPUT is files or '-' (standard input, the default). Exit status: 0 success (query:\n"
-    "a line was selected), 1 query selected nothing, 2 error. 'bloomline --version' shows\n"
-    "the version and the kernel this CPU gets (BLOOMLINE_KERNEL=scalar|avx2|avx512|neon\n"
-    "forces one).\n";
+    "INPUT is files or '-' (standard input, the default). A FILTER to read is a regular\n"
+    "file (mapped or read at offsets), not a pipe: save a stream to a file first. Exit\n"
+    "status: 0 success (query: a line was selected), 1 query selected nothing, 2 error;\n"
+    "as grep, a query whose output pipe is closed ends by SIGPIPE (141 in the shell), and\n"
+    "SIGINT or SIGTERM during a save ends with 130 or 143 once the save is done.\n"
+    "'bloomline --version' shows the version and the kernel this CPU gets\n"
+    "(BLOOMLINE_KERNEL=scalar|avx2|avx512|neon forces one).\n";
 
 static const char help_build[] =
     "usage: bloomline build -o FILTER [-n N] [-p FPP | -b BITS_PER_KEY] [-l LAYOUT] [-k K]\n"
@@ -65,7 +68,8 @@ static const char help_build[] =
     "      --seed S            hash seed (default 0; part of the filter's identity; Parquet and\n"
     "                          Guava exports need 0)\n"
     "      --bits M            size in bits, rounded up to whole lines (512 bits), sbbf blocks\n"
-    "                          (256) or classic words (64); e.g. a power of two for Parquet\n"
+    "                          (256) or classic words (64); e.g. a power of two for Parquet.\n"
+    "                          The keys (-n, or counted) still set k and the designed capacity\n"
     "  -k, --hashes K          force the number of hash functions (the size still meets -p)\n"
     "  -q, --quiet             no progress line (shown only when stderr is a terminal)\n";
 
@@ -131,11 +135,11 @@ static const char help_info[] =
 static const char help_merge[] =
     "usage: bloomline merge -o|--output OUT FILTER FILTER...\n"
     "\n"
-    "Write the union of filters of identical identity (layout, size, k, hash, seed) to OUT\n"
-    "(replaced atomically; '-o -', a device or a FIFO is written into): it answers yes for\n"
-    "every key added to any of them. OUT may be one of them (replaced once all are read).\n"
-    "Warns on stderr when the union holds more keys than the filters were designed for (its\n"
-    "rate then rises).\n";
+    "Write the union of filters of identical identity (layout, size, k, hash, seed; for\n"
+    "scalable filters -n, -p and seed, whatever their sizes) to OUT (replaced atomically;\n"
+    "'-o -', a device or a FIFO is written into): it answers yes for every key added to any\n"
+    "of them. OUT may be one of them (replaced once all are read). Warns on stderr when the\n"
+    "union holds more keys than the filters were designed for (its rate then rises).\n";
 
 static const char help_intersect[] =
     "usage: bloomline intersect -o|--output OUT FILTER FILTER...\n"

@@ -252,6 +252,18 @@ expect_status "-b 1: built" 0 "$B" build -b 1 -o useless.blf pos.txt
 check "-b 1: warns" grep -q "will answer yes to most keys" err
 expect_status "--bits 4096: built" 0 "$B" build --bits 4096 -o useless.blf pos.txt
 check "--bits 4096: warns" grep -q "will answer yes to most keys" err
+# With -n, --bits sizes for those keys: more keys than that are past its capacity (the size had
+# kept no design, so no warning came, and info said "designed for: unknown").
+expect_status "--bits -n 100: built" 0 "$B" build --bits 4096 -n 100 -o useless.blf pos.txt
+check "--bits -n 100: warns of the capacity" grep -q "past the designed capacity of 100:" err
+expect_status "--bits -n 100: info" 0 "$B" info useless.blf
+check "--bits -n 100: info gives the design" grep -q "^designed for: *100 keys at" out
+# A full filter has no estimate, only a floor
+check "info of a full filter: a floor" grep -q "^estimated keys: *at least [0-9]* (full" out
+expect_status "info --json of a full filter" 0 "$B" info --json useless.blf
+check "info --json of a full filter: a floor" grep -q '"estimated_keys_is_floor": true' out
+expect_error "--bits too few for the keys" "--bits 64: too few bits for 1000000000 keys" \
+    "$B" build --bits 64 -n 1G -o useless.blf pos.txt
 expect_status "-b 10: built" 0 "$B" build -b 10 -o useless.blf pos.txt
 check "-b 10: no warning" test ! -s err
 expect_status "-p 0.9: built" 0 "$B" build -p 0.9 -o useless.blf pos.txt
@@ -548,6 +560,7 @@ for key in format_version layout bits bytes k design_keys design_fpp keys_added 
     estimated_keys current_fpp hash seed kernel stages; do
     check "json has $key" grep -q "\"$key\":" out
 done
+check "json: not full, an estimate" grep -q '"estimated_keys_is_floor": false' out
 check "json is one object" test "$(head -c 1 out)$(tail -c 2 out | head -c 1)" = "{}"
 # JSON is UTF-8 and a file name need not be: bytes outside well-formed sequences (a lone 0xff, an
 # encoded surrogate) print as U+FFFD, valid ones as they are. Raw, they made the object unreadable.
@@ -597,6 +610,15 @@ check "merge of a full filter with itself: no capacity warning" test ! -s err
 "$B" build -n 999 -o other.blf part1.txt
 expect_error "merge mismatch" "differ in identity" "$B" merge -o bad.blf m1.blf other.blf
 check "merge mismatch writes nothing" test ! -e bad.blf
+# Scalable chains: identity is the design (-n, -p, seed), not the size they have grown to; the
+# message named the total sizes
+"$B" build -q -l scalable -n 1000 -o sc1.blf pos.txt
+"$B" build -q -l scalable -n 1000 -o sc2.blf part2_7000.txt
+"$B" build -q -l scalable -n 2000 -o sc3.blf part2_7000.txt
+expect_status "merge scalable chains grown apart" 0 "$B" merge -o sc12.blf sc1.blf sc2.blf
+expect_error "merge scalable mismatch" "(first stage for 1000 vs 2000 keys)" \
+    "$B" merge -o bad.blf sc1.blf sc3.blf
+rm -f sc1.blf sc2.blf sc3.blf sc12.blf
 "$B" build -n 20000 -p 1e-6 --seed 7 -o seed7.blf part1.txt
 expect_error "merge seed mismatch" "seed" "$B" merge -o bad.blf m1.blf seed7.blf
 expect_error "merge needs two" "at least two" "$B" merge -o bad.blf m1.blf
