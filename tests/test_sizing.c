@@ -60,7 +60,8 @@ static void test_classic_small_filters_honest(void **state)
     uint64_t keys[CH];
     for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
         const double p = cases[c].p;
-        const uint64_t per_filter = (uint64_t)(40 / p) / FILTERS + 1, queries = per_filter * FILTERS;
+        const uint64_t per_filter = (uint64_t)(40 / p) / FILTERS + 1;
+        const uint64_t queries = per_filter * FILTERS;
         uint64_t fp = 0;
         for (int i = 0; i < FILTERS; i++) {
             bl_filter *f = tu_create(BL_LAYOUT_CLASSIC, cases[c].n, p, NULL);
