@@ -104,14 +104,12 @@ typedef enum bl_hash_scheme {
 
 /* Creation parameters. Initialise with bl_params_init, then set what you need. */
 typedef struct bl_params {
-    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow
-                                (a caller built against a header without `bits` passes a
-                                smaller size; the fields it lacks take their defaults) */
+    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow */
     bl_layout layout;        /* default BL_LAYOUT_BLOCKED */
     uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for
                                 (scalable: the first stage's; 0 there picks 65536) */
     double fpp;              /* target false-positive rate p in (0,1); default 0.01 (not read
-                                when bits_per_key or bits sizes the filter) */
+                                when bits_per_key, or bl_create_with_bits, sizes the filter) */
     double bits_per_key;     /* if > 0, size by bits per key instead of fpp (NaN, +inf:
                                 BL_E_INVALID; scalable, whose stages are sized by fpp:
                                 BL_E_INVALID) */
@@ -138,13 +136,6 @@ typedef struct bl_params {
                                 too large (BL_E_TOO_LARGE) or cannot be allocated (BL_E_NOMEM):
                                 a batched add that stops so has added the keys before the one
                                 that needed the new stage (keys_added tells how many). */
-    uint64_t bits;           /* if > 0, exactly this size (rounded up to the layout's unit, as
-                                bl_create_geometry does; e.g. a power-of-two Parquet bitset) for
-                                expected_keys keys: k is the best for that many bits per key
-                                unless forced, fpp is ignored, and the design rate is the
-                                model's at expected_keys. Not with bits_per_key, nor scalable
-                                (BL_E_INVALID); a size whose rate at expected_keys is 1 is
-                                BL_E_INVALID, as for bits_per_key */
 } bl_params;
 
 /* Fill params with the defaults: blocked, p = 0.01, seed 0, automatic kernel. */
@@ -152,10 +143,10 @@ BL_API void bl_params_init(bl_params *params);
 
 typedef struct bl_filter bl_filter;
 
-/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key, or
- * bits). BL_E_INVALID also when bits_per_key or bits (or a forced k) is so small that the
- * layout's model rate at expected_keys is exactly 1: such a filter would answer yes to every
- * key (a rate just below 1, say 0.9999, is accepted: check bl_get_info's design_fpp). BL_E_TOO_LARGE when no
+/* Create an empty filter sized for params->expected_keys at params->fpp (or bits_per_key).
+ * BL_E_INVALID also when bits_per_key (or a forced k) is so small that the layout's model rate
+ * at expected_keys is exactly 1: such a filter would answer yes to every key (a rate just below
+ * 1, say 0.9999, is accepted: check bl_get_info's design_fpp). BL_E_TOO_LARGE when no
  * size up to the payload limit meets fpp (with a forced k, say k = 1 at p = 1e-9 for 10^9 keys;
  * for 1000 keys the size, about 125 GB, is within the limit: allocating it decides).
  * Memory: a payload of 2 MiB or more is an anonymous mapping advised for transparent huge pages
@@ -165,6 +156,13 @@ typedef struct bl_filter bl_filter;
  * whose keys touch k places, 0.87 GB). prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) in the process
  * before bl_create keeps it to 4 KiB pages: 3 MB and 5 MB for the same. */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
+/* As bl_create, but exactly `bits` in size (rounded up to the layout's unit, as
+ * bl_create_geometry does; e.g. a power-of-two Parquet bitset) for params->expected_keys keys,
+ * which it records as its design: k is the best for that many bits per key unless params->k
+ * forces one, fpp is not read, and the design rate is the model's at expected_keys. bits = 0,
+ * bits_per_key > 0 or the scalable layout: BL_E_INVALID; a size whose rate at expected_keys is
+ * 1: BL_E_INVALID, as for bits_per_key. */
+BL_API bl_status bl_create_with_bits(bl_filter **out, const bl_params *params, uint64_t bits);
 
 /* Create an empty filter with an explicit geometry: total bits (rounded up to the layout's unit:
  * 512 for blocked and counting lines, 256 for sbbf blocks, 64 for classic words) and k. Used by
@@ -355,8 +353,6 @@ typedef struct bl_info {
     size_t stages;             /* scalable: number of stages (1 for the others) */
     bool mapped;               /* payload is a read-only file mapping */
     const char *kernel;        /* the probe kernel this filter uses */
-    unsigned format_version;   /* the file format version bl_save writes for it, the only one
-                                  bl_load and bl_map read (docs/FORMAT.md) */
 } bl_info;
 
 /* Describe a filter (walks the bit array to count the fill: O(size)). */
@@ -388,6 +384,10 @@ BL_API const char *bl_kernel_at(size_t i);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Persistence (docs/FORMAT.md)                                                               */
+
+/* The file format version bl_save and bl_serialize write, the only one bl_load, bl_map and
+ * bl_deserialize read (others: BL_E_BAD_VERSION). */
+BL_API unsigned bl_format_version(void);
 
 /* Loaded, mapped, deserialized and imported filters get the kernel of bl_kernel_name(): where
  * BLOOMLINE_KERNEL names one that is unknown or unsupported here, they fail with

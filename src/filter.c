@@ -3,7 +3,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,15 +170,16 @@ bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, u
 
 bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern);
 
-/* The size and k for a fixed size (params->bits): k from its bits per key unless forced. */
-static bl_status size_exactly(const bl_params *params, uint64_t *bits, unsigned *k)
+/* The size and k for an exact size: k from its bits per key unless forced. */
+static bl_status size_exactly(const bl_params *params, uint64_t exact, uint64_t *bits,
+                              unsigned *k)
 {
     const uint64_t block_bits = bl_layout_block_bytes(params->layout) * 8;
     if (params->bits_per_key > 0)
         return BL_E_INVALID; /* two sizes */
-    if (params->bits > UINT64_MAX - block_bits)
+    if (exact > UINT64_MAX - block_bits)
         return BL_E_TOO_LARGE;
-    *bits = (params->bits + block_bits - 1) / block_bits * block_bits;
+    *bits = (exact + block_bits - 1) / block_bits * block_bits;
     *k = params->k;
     if (*k != 0)
         return BL_OK;
@@ -188,28 +188,13 @@ static bl_status size_exactly(const bl_params *params, uint64_t *bits, unsigned 
                                     (double)*bits / (double)params->expected_keys, &unused, k);
 }
 
-/* The struct as this build knows it: a caller built against an older, shorter bl_params (one
- * without `bits`) gets the defaults for what it lacks. NULL for sizes no header ever had. */
-static const bl_params *full_params(const bl_params *given, bl_params *copy)
+/* exact == 0: sized by params (fpp, or bits_per_key); else exactly that many bits. */
+static bl_status create(bl_filter **out, const bl_params *params, uint64_t exact)
 {
-    if (given->struct_size == sizeof *given)
-        return given;
-    if (given->struct_size < offsetof(bl_params, bits) || given->struct_size > sizeof *given)
-        return NULL;
-    bl_params_init(copy);
-    memcpy(copy, given, given->struct_size);
-    copy->struct_size = sizeof *copy;
-    return copy;
-}
-
-bl_status bl_create(bl_filter **out, const bl_params *given)
-{
-    if (out == NULL || given == NULL)
+    if (out == NULL || params == NULL)
         return BL_E_INVALID;
     *out = NULL;
-    bl_params copy;
-    const bl_params *params = full_params(given, &copy);
-    if (params == NULL)
+    if (params->struct_size < sizeof(bl_params))
         return BL_E_INVALID;
     if (params->flags & ~BL_FLAG_CONCURRENT)
         return BL_E_INVALID;
@@ -223,17 +208,17 @@ bl_status bl_create(bl_filter **out, const bl_params *given)
         return st;
     if (!bl_layout_known(params->layout)) /* before the k check, which would blame k */
         return BL_E_BAD_LAYOUT;
-    if (params->layout == BL_LAYOUT_SCALABLE)
-        return bl_scalable_create(out, params, kern);
+    if (params->layout == BL_LAYOUT_SCALABLE) /* stages are sized by rate: no exact size */
+        return exact != 0 ? BL_E_INVALID : bl_scalable_create(out, params, kern);
     if (params->expected_keys == 0)
         return BL_E_INVALID;
     if (params->k != 0 && !bl_layout_k_valid(params->layout, params->k))
         return BL_E_BAD_K;
     uint64_t bits;
     unsigned k;
-    const bool by_fpp = !(params->bits_per_key > 0) && params->bits == 0;
-    if (params->bits != 0)
-        st = size_exactly(params, &bits, &k);
+    const bool by_fpp = !(params->bits_per_key > 0) && exact == 0;
+    if (exact != 0)
+        st = size_exactly(params, exact, &bits, &k);
     else if (by_fpp) /* a forced k gets the size at which it meets fpp */
         st = bl_size_for_fpp_k(params->layout, params->expected_keys, params->fpp, params->k,
                                &bits, &k);
@@ -256,6 +241,18 @@ bl_status bl_create(bl_filter **out, const bl_params *given)
     (*out)->design_keys = params->expected_keys;
     (*out)->design_fpp = by_fpp ? params->fpp : model_fpp;
     return BL_OK;
+}
+
+bl_status bl_create(bl_filter **out, const bl_params *params) { return create(out, params, 0); }
+
+bl_status bl_create_with_bits(bl_filter **out, const bl_params *params, uint64_t bits)
+{
+    if (bits == 0) {
+        if (out != NULL)
+            *out = NULL;
+        return BL_E_INVALID;
+    }
+    return create(out, params, bits);
 }
 
 void bl_scalable_free_stages(bl_filter *f);

@@ -480,3 +480,5 @@ bl_status bl_format_build(const bl_format_header *h, const uint8_t *table, uint8
     *out = f;
     return BL_OK;
 }
+
+unsigned bl_format_version(void) { return BL_FORMAT_VERSION; }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Scalable layout: a growing chain of blocked stages (Almeida et al. 2007) under one target rate. */
-#include "format.h"
 #include "pipeline.h"
 
 #include <math.h>
@@ -154,8 +153,8 @@ bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct b
         return BL_E_INVALID;
     if (!(p->tightening > 0 && p->tightening < 1))
         return BL_E_INVALID;
-    /* Stages are sized by rate alone; a forced k, size or bits per key means nothing here. */
-    if (p->k != 0 || p->bits_per_key > 0 || p->bits != 0)
+    /* Stages are sized by rate alone; a forced k or bits-per-key has no meaning for a chain. */
+    if (p->k != 0 || p->bits_per_key > 0)
         return BL_E_INVALID;
     /* Appending a stage reallocates the chain: concurrent adders would race on it. */
     if (p->flags & BL_FLAG_CONCURRENT)
@@ -407,7 +406,6 @@ bl_status bl_scalable_get_info(const bl_filter *f, bl_info *info)
     info->stages = f->nstages;
     info->mapped = f->storage == BL_STORAGE_FILE_MAP;
     info->kernel = f->kern ? f->kern->name : NULL;
-    info->format_version = BL_FORMAT_VERSION;
     if (info->hash_name == NULL)
         info->hash_name = "xxh3";
     return BL_OK;

@@ -363,8 +363,8 @@ static void test_over_4g_bits(void **state)
                      BL_E_TOO_LARGE);
 }
 
-/* bl_params.bits: exactly that size (rounded up to the unit) for expected_keys keys, which it
- * records as its design, with the model's rate there; k the best for the size unless forced. */
+/* bl_create_with_bits: exactly that size (rounded up to the unit) for expected_keys keys, which
+ * it records as its design, with the model's rate there; k the best for the size unless forced. */
 static void test_create_exact_bits(void **state)
 {
     (void)state;
@@ -376,9 +376,8 @@ static void test_create_exact_bits(void **state)
         bl_params_init(&p);
         p.layout = layouts[li];
         p.expected_keys = 1000;
-        p.bits = 8192 + 1; /* one past a whole number of units */
         bl_filter *f = NULL;
-        assert_int_equal(bl_create(&f, &p), BL_OK);
+        assert_int_equal(bl_create_with_bits(&f, &p, 8192 + 1), BL_OK); /* one past whole units */
         bl_info info;
         assert_int_equal(bl_get_info(f, &info), BL_OK);
         assert_int_equal(info.bits, 8192 + unit);
@@ -391,44 +390,27 @@ static void test_create_exact_bits(void **state)
         assert_true(info.design_fpp == bl_expected_fpp(p.layout, info.bits, info.k, 1000));
         bl_free(f);
         p.k = layouts[li] == BL_LAYOUT_SBBF ? 8 : 3; /* forced */
-        assert_int_equal(bl_create(&f, &p), BL_OK);
+        assert_int_equal(bl_create_with_bits(&f, &p, 8192), BL_OK);
         assert_int_equal(bl_get_info(f, &info), BL_OK);
         assert_int_equal(info.k, p.k);
         bl_free(f);
         p.k = 0;
         p.bits_per_key = 10; /* two sizes */
-        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+        assert_int_equal(bl_create_with_bits(&f, &p, 8192), BL_E_INVALID);
         p.bits_per_key = 0;
-        p.bits = 64; /* one unit for 10^9 keys: rate 1 */
-        p.expected_keys = 1000000000;
-        assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
+        assert_int_equal(bl_create_with_bits(&f, &p, 0), BL_E_INVALID);
+        p.expected_keys = 1000000000; /* one unit for 10^9 keys: rate 1 */
+        assert_int_equal(bl_create_with_bits(&f, &p, 64), BL_E_INVALID);
         assert_null(f);
-        p.bits = UINT64_MAX;
-        assert_int_equal(bl_create(&f, &p), BL_E_TOO_LARGE);
+        assert_int_equal(bl_create_with_bits(&f, &p, UINT64_MAX), BL_E_TOO_LARGE);
     }
     bl_params p;
     bl_params_init(&p);
     p.layout = BL_LAYOUT_SCALABLE;
-    p.bits = 8192;
     bl_filter *f = NULL;
-    assert_int_equal(bl_create(&f, &p), BL_E_INVALID);
-    /* A caller built against the header before `bits` passes a shorter struct: what lies past
-     * its end is not read, and the filter is sized by fpp. */
-    bl_params *old = malloc(sizeof *old);
-    assert_non_null(old);
-    memset(old, 0xff, sizeof *old);
-    bl_params_init(old);
-    old->bits = UINT64_MAX; /* stands for whatever follows the caller's struct */
-    old->struct_size = offsetof(bl_params, bits);
-    old->expected_keys = 1000;
-    assert_int_equal(bl_create(&f, old), BL_OK);
-    bl_info info;
-    assert_int_equal(bl_get_info(f, &info), BL_OK);
-    assert_true(info.design_fpp == 0.01);
-    bl_free(f);
-    old->struct_size = sizeof *old + 8; /* no header had it */
-    assert_int_equal(bl_create(&f, old), BL_E_INVALID);
-    free(old);
+    assert_int_equal(bl_create_with_bits(&f, &p, 8192), BL_E_INVALID);
+    assert_int_equal(bl_create_with_bits(NULL, &p, 8192), BL_E_INVALID);
+    assert_int_equal(bl_create_with_bits(&f, NULL, 8192), BL_E_INVALID);
 }
 
 /* bl_layout_k_range names exactly the k that creation accepts, so callers (the CLI's -k

@@ -147,8 +147,8 @@ static bl_status create(const build_opts *o, uint64_t keys, bl_layout layout, bl
         p.fpp = o->fpp;
     if (o->bpk_set)
         p.bits_per_key = o->bpk;
-    p.bits = o->bits; /* an explicit size (e.g. a power-of-two Parquet bitset) for these keys */
-    return bl_create(f, &p);
+    /* an explicit size (e.g. a power-of-two Parquet bitset) for these keys */
+    return o->bits ? bl_create_with_bits(f, &p, o->bits) : bl_create(f, &p);
 }
 
 /* A refused allocation says only "out of memory": the size the design needs shows a -n or -p

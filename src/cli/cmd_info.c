@@ -58,11 +58,25 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* A full filter has no estimate, only a floor (bl_info.estimated_keys); a chain's is the sum of
+ * its stages', so one full stage makes it a floor too. */
+static bool estimate_is_floor(const bl_info *in, const bl_filter *f)
+{
+    if (in->fill_ratio >= 1)
+        return true;
+    for (size_t i = 0; in->stages > 1 && i < in->stages; i++) {
+        bl_info s;
+        if (bl_get_stage_info(f, i, &s) == BL_OK && s.fill_ratio >= 1)
+            return true;
+    }
+    return false;
+}
+
 static void print_json(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
     printf("{\n  \"file\": ");
     json_string(path);
-    printf(",\n  \"format_version\": %u,\n  \"layout\": \"%s\",\n", in->format_version,
+    printf(",\n  \"format_version\": %u,\n  \"layout\": \"%s\",\n", bl_format_version(),
            in->layout_name);
     printf("  \"bits\": %llu,\n  \"bytes\": %zu,\n  \"blocks\": %llu,\n  \"k\": %u,\n",
            (unsigned long long)in->bits, in->bytes, (unsigned long long)in->blocks, in->k);
@@ -75,8 +89,7 @@ static void print_json(const char *path, const bl_info *in, const char *here, co
     printf("  \"keys_known\": %s,\n", in->keys_known ? "true" : "false");
     printf("  \"fill_ratio\": %.17g,\n  \"estimated_keys\": %.17g,\n  \"current_fpp\": %.17g,\n",
            in->fill_ratio, in->estimated_keys, in->current_fpp);
-    /* full: estimated_keys is only a floor */
-    printf("  \"estimated_keys_is_floor\": %s,\n", in->fill_ratio >= 1 ? "true" : "false");
+    printf("  \"estimated_keys_is_floor\": %s,\n", estimate_is_floor(in, f) ? "true" : "false");
     printf("  \"hash\": \"%s\",\n  \"seed\": %llu,\n", in->hash_name,
            (unsigned long long)in->seed);
     printf("  \"kernel\": \"%s\",\n  \"filter_kernel\": \"%s\",\n  \"checksum\": \"ok\",\n",
@@ -112,7 +125,7 @@ static const char *block_unit(bl_layout l)
 static void print_text(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
     printf("file:                %s\n", path);
-    printf("format version:      %u\n", in->format_version);
+    printf("format version:      %u\n", bl_format_version()); /* the only one it reads */
     printf("layout:              %s\n", in->layout_name);
     printf("size:                %llu bits, %zu bytes (%llu %s)\n", (unsigned long long)in->bits,
            in->bytes, (unsigned long long)in->blocks, block_unit(in->layout));
@@ -127,10 +140,9 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
     else
         printf("keys added:          unknown (imported from a format that does not record it)\n");
     printf("fill ratio:          %.4f\n", in->fill_ratio);
-    /* A full filter has no estimate, only a floor (bl_info.estimated_keys) */
-    if (in->fill_ratio >= 1)
-        printf("estimated keys:      at least %.0f (full: every bit set, any more keys fit)\n",
-               in->estimated_keys);
+    if (estimate_is_floor(in, f))
+        printf("estimated keys:      at least %.0f (%s: any more keys fit)\n",
+               in->estimated_keys, in->fill_ratio >= 1 ? "full, every bit set" : "a stage is full");
     else
         printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
     printf("expected rate now:   %.4g\n", in->current_fpp);
