@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* bl_get_info: geometry, fill ratio, and the estimates that follow from the fill. */
 #include "counting.h"
-#include "format.h"
 
 #include <math.h>
 
@@ -56,7 +55,9 @@ static void estimate(const bl_filter *f, bl_layout model, uint64_t set, uint64_t
         break;
     case BL_LAYOUT_CLASSIC:
         info->estimated_keys = (double)f->nbits / f->k * ln_clear;
-        info->current_fpp = pow(fill, f->k);
+        info->current_fpp =
+            fill == 0 ? 0 : bl_model_classic_fpp_fill((double)f->nbits, f->k, fill,
+                                                      info->estimated_keys);
         break;
     case BL_LAYOUT_SCALABLE:
         break;
@@ -86,7 +87,6 @@ static void describe(const bl_filter *f, bl_info *info)
     info->stages = 1;
     info->mapped = f->storage == BL_STORAGE_FILE_MAP;
     info->kernel = f->kern ? f->kern->name : NULL;
-    info->format_version = BL_FORMAT_VERSION;
 }
 
 /* Set bits of a blocked filter, and whether they all come in whole nibbles (each 0 or 15) with

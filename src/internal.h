@@ -208,6 +208,8 @@ double bl_model_line_fpp(unsigned slots, unsigned k, double lambda);
 double bl_model_line_clear_log(unsigned slots, unsigned k);
 double bl_model_sbbf_fpp(double lambda);
 double bl_model_classic_fpp(double m, unsigned k, double n);
+/* The same at a known fill (the fraction of bits set), as bl_get_info measures it. */
+double bl_model_classic_fpp_fill(double m, unsigned k, double fill, double n);
 
 /* ---- Hash stage (hash.c) ----------------------------------------------------------------------- */
 

@@ -197,34 +197,26 @@ double bl_model_sbbf_fpp(double lambda)
     return sum > 1 ? 1 : sum;
 }
 
-/* Euler's phi: the steps d (mod j) of exact period j. */
-static unsigned euler_phi(unsigned j)
-{
-    unsigned phi = j;
-    for (unsigned q = 2; q * q <= j; q++) {
-        if (j % q != 0)
-            continue;
-        while (j % q == 0)
-            j /= q;
-        phi -= phi / q;
-    }
-    return j > 1 ? phi - phi / j : phi;
-}
-
 /*
  * Classic (Guava's scheme): probe i of a key is ((h1 + i*h2) & INT64_MAX) mod m, an arithmetic
  * progression, not k independent bits, and the usual fill^k misses two ways in which a
- * progression's bits meet (measured 2-275x the model's rate on filters of 64 to 24000 bits sized
- * for p = 1e-4..1e-5; the rate's excess is ~1/m, so it matters only where 1/m is not far below p):
- * - Collapse: a step of period j < k mod m (d = h2 mod m with m / gcd(d, m) = j; phi(j) of the
- *   m steps) gives only j distinct bits. With m a power of two that is exact; other m have the
- *   & INT64_MAX wrap break such periods, and this term overrates them up to ~3x.
- * - Runs: a query sharing an added key's step and lying s steps off it shares k - |s| of its bits
- *   (probability n/m^2 per s, times the mean gcd of the step with m's power-of-two part, v/2 + 1
- *   for 2^v, whose steps repeat that much sooner).
- * Measured over m = 64..65536 bits, k = 2..17 at full and a third of the design load (400
- * filters each, tests/test_sizing.c does the same with sized filters): at most the model's
- * rate, but where k is far past the size's best (k = 17 in 64-128 bits: up to 2x).
+ * progression's bits meet. Their excess is ~1/m: sized by fill^k alone, filters of 1 to 3000 keys
+ * measured 2-275x p at p = 1e-4..1e-5, and large ones exceed p once p nears 1/m (10^6 keys at
+ * 1e-9: m = 4.3e7 bits).
+ * - Collapse: a step of period j < k leaves j distinct bits, rate fill^j instead of fill^k.
+ *   With m = 2^v o (o odd, v >= 6: m is whole 64-bit words) a power of two, that is exact: for
+ *   each power of two j, phi(j) = j/2 of the m steps d = h2 mod m (1 for j = 1) have period j.
+ *   Other m do not divide 2^63, so & INT64_MAX shifts the progression by 2^63 mod m at each wrap,
+ *   and most periods break: simulated (20-40 million keys per m), m = 6400..114688 at k = 4..32
+ *   gave j = 1 to 1/(k-1) of what a power of two does, and j distinct bits in at most
+ *   1.4 j^2 / (k - 1) steps of m (the worst case j = 2 at k = 4: 1.7 of 1.87). A small o also
+ *   confines one key in 2^v to o bits (m = 192, o = 3: 2.8 of m at j = 3), charged as o steps.
+ * - Runs: a query whose step is an added key's, or its negative (the same cycle walked back),
+ *   and lies s steps off it shares k - |s| of its bits (probability 2n/m^2 per s, times the mean
+ *   gcd of the step with 2^v, v/2 + 1, whose cycles are that much shorter).
+ * Measured over m = 64..96000 bits, k = 2..24 at full, a third and a tenth of the design load
+ * (400 filters each; tests/test_sizing.c does the same with sized filters): at most the model's
+ * rate. Both terms are ~1/m, so they matter where p is not far below 1/m.
  */
 double bl_model_classic_fpp(double m, unsigned k, double n)
 {
@@ -232,21 +224,36 @@ double bl_model_classic_fpp(double m, unsigned k, double n)
         return 1.0;
     if (n <= 0)
         return 0;
-    const double fill = -expm1((double)k * n * log1p(-1.0 / m));
+    return bl_model_classic_fpp_fill(m, k, -expm1((double)k * n * log1p(-1.0 / m)), n);
+}
+
+double bl_model_classic_fpp_fill(double m, unsigned k, double fill, double n)
+{
+    if (!(m >= 1) || k == 0)
+        return 1.0;
     const double all = pow(fill, k);
     /* Past 2^53 bits m is no longer an exact integer, and the excess (~1/m) is below 1e-16. */
     if (m > 0x1p53)
         return all;
     const uint64_t bits = (uint64_t)m;
-    unsigned v = (unsigned)__builtin_ctzll(bits);
+    const unsigned v = (unsigned)__builtin_ctzll(bits);
+    const uint64_t odd = bits >> v;
     double rate = all, fill_j = 1, runs = 1;
     for (unsigned j = 1; j < k; j++) {
         fill_j *= fill; /* fill^j */
-        if (bits % j == 0)
-            rate += euler_phi(j) / m * (fill_j - all);
+        double steps = 0; /* of m, those leaving j distinct bits */
+        if (odd == 1)
+            steps = (j & (j - 1)) == 0 ? (j == 1 ? 1 : j / 2) : 0;
+        else
+            steps = 1.4 * j * j / (k - 1) + (j == odd ? (double)odd : 0);
+        rate += steps / m * (fill_j - all);
         runs += 2 * fill_j;
     }
-    rate += n / (m * m) * (v / 2.0 + 1) * runs;
+    rate += 2 * n / (m * m) * (v / 2.0 + 1) * runs;
+    /* More than one probe per 8 bits: progressions also meet through steps that are multiples of
+     * each other (measured up to 1.6x the rate above, m = 64 and 128 at k = 17 and 24). */
+    if (8.0 * k > m)
+        rate += rate - all;
     return rate > 1 ? 1 : rate;
 }
 
@@ -311,7 +318,10 @@ static double rate_of(const geometry *g, uint64_t blocks, unsigned k, uint64_t n
     return bl_expected_fpp(g->layout, blocks * g->block_bits, k, n);
 }
 
-/* Smallest block count with rate <= p for this k (rate falls as blocks grow). 0 if none fits. */
+/* A block count with rate <= p for this k, by bisection: the smallest where the rate falls as
+ * blocks grow. Classic's rate also depends a little on m's factors (a power of two collapses
+ * more), so there the count found meets p but may be a few percent above the smallest (at most
+ * 5.9% over 45 cases of n = 10..1000). 0 if none fits. */
 static uint64_t min_blocks(const geometry *g, unsigned k, uint64_t n, double p, uint64_t limit)
 {
     uint64_t hi = 1;
