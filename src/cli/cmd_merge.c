@@ -16,26 +16,27 @@ static void explain_mismatch(const char *a_path, const bl_filter *a, const char 
     bl_info x, y;
     char why[256] = "different stage geometry";
     if (bl_get_info(a, &x) == BL_OK && bl_get_info(b, &y) == BL_OK) {
+        /* a chain's identity is its design, not the size it has grown to or its newest k */
+        const bool chain = x.layout == BL_LAYOUT_SCALABLE;
         if (x.layout != y.layout)
             snprintf(why, sizeof why, "layout %s vs %s", x.layout_name, y.layout_name);
-        else if (x.layout == BL_LAYOUT_SCALABLE && x.design_keys != y.design_keys)
-            /* chains of one identity grow alike: their sizes may differ, their designs not */
+        else if (chain && x.design_keys != y.design_keys)
             snprintf(why, sizeof why, "first stage for %llu vs %llu keys",
                      (unsigned long long)x.design_keys, (unsigned long long)y.design_keys);
-        else if (x.layout == BL_LAYOUT_SCALABLE && x.design_fpp != y.design_fpp)
+        else if (chain && x.design_fpp != y.design_fpp)
             snprintf(why, sizeof why, "rate %g vs %g", x.design_fpp, y.design_fpp);
-        else if (x.layout == BL_LAYOUT_SCALABLE && x.seed == y.seed)
-            snprintf(why, sizeof why, "growth or tightening");
-        else if (x.layout != BL_LAYOUT_SCALABLE && x.bits != y.bits)
+        else if (!chain && x.bits != y.bits)
             snprintf(why, sizeof why, "size %llu vs %llu bits", (unsigned long long)x.bits,
                      (unsigned long long)y.bits);
-        else if (x.k != y.k)
+        else if (!chain && x.k != y.k)
             snprintf(why, sizeof why, "k %u vs %u", x.k, y.k);
         else if (x.hash != y.hash)
             snprintf(why, sizeof why, "hash %s vs %s", x.hash_name, y.hash_name);
         else if (x.seed != y.seed)
             snprintf(why, sizeof why, "seed %llu vs %llu", (unsigned long long)x.seed,
                      (unsigned long long)y.seed);
+        else if (chain)
+            snprintf(why, sizeof why, "growth or tightening");
     }
     cli_error("%s and %s differ in identity (%s): only filters built with the same layout, size, "
               "k and seed (scalable: the same -n, -p and seed) can be combined",

@@ -33,7 +33,7 @@ static const char overview[] =
     "file (mapped or read at offsets), not a pipe: save a stream to a file first. Exit\n"
     "status: 0 success (query: a line was selected), 1 query selected nothing, 2 error;\n"
     "as grep, a query whose output pipe is closed ends by SIGPIPE (141 in the shell), and\n"
-    "SIGINT or SIGTERM during a save ends with 130 or 143 once the save is done.\n"
+    "SIGINT or SIGTERM during a save to a file ends it (130 or 143) once the save is done.\n"
     "'bloomline --version' shows the version and the kernel this CPU gets\n"
     "(BLOOMLINE_KERNEL=scalar|avx2|avx512|neon forces one).\n";
 
