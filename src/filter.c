@@ -170,7 +170,9 @@ bl_status bl_create_geometry(bl_filter **out, bl_layout layout, uint64_t bits, u
 
 bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct bl_kernels *kern);
 
-/* The size and k for an exact size: k from its bits per key unless forced. */
+/* The size and k for an exact size: unless forced, the k of the lowest model rate at that size
+ * (through bl_size_for_bits_per_key, which sizes ceil(n * bits / n) again, it could be the best
+ * for one unit more). */
 static bl_status size_exactly(const bl_params *params, uint64_t exact, uint64_t *bits,
                               unsigned *k)
 {
@@ -181,19 +183,29 @@ static bl_status size_exactly(const bl_params *params, uint64_t exact, uint64_t 
         return BL_E_TOO_LARGE;
     *bits = (exact + block_bits - 1) / block_bits * block_bits;
     *k = params->k;
-    if (*k != 0)
-        return BL_OK;
-    uint64_t unused;
-    return bl_size_for_bits_per_key(params->layout, params->expected_keys,
-                                    (double)*bits / (double)params->expected_keys, &unused, k);
+    unsigned k_min, k_max;
+    const bl_status st = bl_layout_k_range(params->layout, &k_min, &k_max);
+    if (*k != 0 || st != BL_OK)
+        return st;
+    double best = 2;
+    for (unsigned kk = k_min; kk <= k_max && kk <= 64; kk++) { /* as the size searches */
+        const double rate = bl_expected_fpp(params->layout, *bits, kk, params->expected_keys);
+        if (rate < best) {
+            best = rate;
+            *k = kk;
+        }
+    }
+    return BL_OK;
 }
 
 /* exact == 0: sized by params (fpp, or bits_per_key); else exactly that many bits. */
 static bl_status create(bl_filter **out, const bl_params *params, uint64_t exact)
 {
-    if (out == NULL || params == NULL)
+    if (out == NULL)
         return BL_E_INVALID;
     *out = NULL;
+    if (params == NULL)
+        return BL_E_INVALID;
     if (params->struct_size < sizeof(bl_params))
         return BL_E_INVALID;
     if (params->flags & ~BL_FLAG_CONCURRENT)

@@ -54,8 +54,11 @@ static void test_classic_small_filters_honest(void **state)
     (void)state;
     const uint64_t seed = tu_seed_or("small classic", TU_STATISTICAL_SEED);
     uint64_t s = seed;
-    const struct { uint64_t n; double p; } cases[] = {
-        {1, 1e-3}, {10, 1e-4}, {10, 1e-5}, {100, 1e-4}, {1000, 1e-5}, {3000, 1e-4}};
+    /* k forced (not 0): far more probes than such a size would pick, where a key's progression
+     * covers whole cosets of its step (k = 128 for one key at 0.03 made 128 bits, all set) */
+    const struct { uint64_t n; double p; unsigned k; } cases[] = {
+        {1, 1e-3, 0},  {10, 1e-4, 0},   {10, 1e-5, 0}, {100, 1e-4, 0},
+        {1000, 1e-5, 0}, {3000, 1e-4, 0}, {1, 0.03, 128}, {6, 3e-3, 64}};
     enum { FILTERS = 200, CH = 4096 };
     uint64_t keys[CH];
     for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
@@ -64,7 +67,7 @@ static void test_classic_small_filters_honest(void **state)
         const uint64_t queries = per_filter * FILTERS;
         uint64_t fp = 0;
         for (int i = 0; i < FILTERS; i++) {
-            bl_filter *f = tu_create(BL_LAYOUT_CLASSIC, cases[c].n, p, NULL);
+            bl_filter *f = tu_create_k(BL_LAYOUT_CLASSIC, cases[c].n, p, cases[c].k, NULL);
             for (uint64_t j = 0; j < cases[c].n; j++)
                 assert_int_equal(bl_add_u64(f, tu_next(&s) | 1), BL_OK);
             /* The current rate uses the same model: at the design load it is about p (with
@@ -84,9 +87,9 @@ static void test_classic_small_filters_honest(void **state)
         }
         const double rate = (double)fp / (double)queries;
         const double bound = p + 3 * sqrt(p * (1 - p) / (double)queries);
-        printf("# classic n=%-5llu p=%-6g measured %.3g (%llu/%llu, %d filters) bound %.3g\n",
-               (unsigned long long)cases[c].n, p, rate, (unsigned long long)fp,
-               (unsigned long long)queries, FILTERS, bound);
+        printf("# classic n=%-5llu p=%-6g k=%-3u measured %.3g (%llu/%llu, %d filters) "
+               "bound %.3g\n", (unsigned long long)cases[c].n, p, cases[c].k, rate,
+               (unsigned long long)fp, (unsigned long long)queries, FILTERS, bound);
         if (rate > bound)
             fail_msg("classic n=%llu sized for p=%g measures %g > %g (seed 0x%llx)",
                      (unsigned long long)cases[c].n, p, rate, bound, (unsigned long long)seed);

@@ -36,7 +36,7 @@ static void explain_mismatch(const char *a_path, const bl_filter *a, const char 
             snprintf(why, sizeof why, "seed %llu vs %llu", (unsigned long long)x.seed,
                      (unsigned long long)y.seed);
         else if (chain)
-            snprintf(why, sizeof why, "growth or tightening");
+            snprintf(why, sizeof why, "growth, tightening or a stage's geometry");
     }
     cli_error("%s and %s differ in identity (%s): only filters built with the same layout, size, "
               "k and seed (scalable: the same -n, -p and seed) can be combined",

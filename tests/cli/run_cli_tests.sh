@@ -620,7 +620,7 @@ expect_error "merge scalable mismatch" "(first stage for 1000 vs 2000 keys)" \
     "$B" merge -o bad.blf sc1.blf sc3.blf
 "$B" build -q -l scalable -n 1000 --seed 7 -o sc4.blf part2_7000.txt
 expect_error "merge scalable seed mismatch" "(seed 0 vs 7)" "$B" merge -o bad.blf sc1.blf sc4.blf
-# A chain whose oldest stage is full (40 one-stage chains merged into a two-stage one) has no
+# A chain whose oldest stage is full (40 one-stage chains merged into one of several) has no
 # estimate, only a floor, though the chain as a whole is far from full
 seq 1 4200 > chain_keys.txt
 for i in $(seq 0 39); do
