@@ -183,19 +183,7 @@ static bl_status size_exactly(const bl_params *params, uint64_t exact, uint64_t 
         return BL_E_TOO_LARGE;
     *bits = (exact + block_bits - 1) / block_bits * block_bits;
     *k = params->k;
-    unsigned k_min, k_max;
-    const bl_status st = bl_layout_k_range(params->layout, &k_min, &k_max);
-    if (*k != 0 || st != BL_OK)
-        return st;
-    double best = 2;
-    for (unsigned kk = k_min; kk <= k_max && kk <= 64; kk++) { /* as the size searches */
-        const double rate = bl_expected_fpp(params->layout, *bits, kk, params->expected_keys);
-        if (rate < best) {
-            best = rate;
-            *k = kk;
-        }
-    }
-    return BL_OK;
+    return *k != 0 ? BL_OK : bl_best_k_for_bits(params->layout, *bits, params->expected_keys, k);
 }
 
 /* exact == 0: sized by params (fpp, or bits_per_key); else exactly that many bits. */

@@ -158,6 +158,9 @@ bool bl_layout_k_valid(bl_layout layout, unsigned k);
  * BL_E_BAD_K if the layout cannot have it, BL_E_TOO_LARGE if no size up to the limit does). */
 bl_status bl_size_for_fpp_k(bl_layout layout, uint64_t n, double fpp, unsigned k_forced,
                             uint64_t *bits, unsigned *k);
+/* The k of the lowest model rate for n keys in exactly `bits` (whole blocks), as the size
+ * searches choose it (classic up to 64). */
+bl_status bl_best_k_for_bits(bl_layout layout, uint64_t bits, uint64_t n, unsigned *k);
 bl_hash_scheme bl_layout_hash(bl_layout layout);
 
 /* keys_added of a union or an add: the sum, held at UINT64_MAX rather than wrapping to a small

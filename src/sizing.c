@@ -323,6 +323,21 @@ static double rate_of(const geometry *g, uint64_t blocks, unsigned k, uint64_t n
     return bl_expected_fpp(g->layout, blocks * g->block_bits, k, n);
 }
 
+/* The k of the lowest rate at this size (the first of equals). */
+static unsigned best_k_at(const geometry *g, uint64_t blocks, uint64_t n)
+{
+    unsigned best_k = g->kmin;
+    double best_rate = 2;
+    for (unsigned kk = g->kmin; kk <= g->kmax; kk++) {
+        const double r = rate_of(g, blocks, kk, n);
+        if (r < best_rate) {
+            best_rate = r;
+            best_k = kk;
+        }
+    }
+    return best_k;
+}
+
 /* A block count with rate <= p for this k, by bisection: the smallest where the rate falls as
  * blocks grow. Classic's rate also depends a little on m's factors (a power of two collapses
  * more), so there the count found meets p but may be a few percent above the smallest (at most
@@ -417,16 +432,16 @@ bl_status bl_size_for_bits_per_key(bl_layout layout, uint64_t n, double bits_per
         blocks = 1;
     if (blocks > bl_layout_max_blocks(layout))
         return BL_E_TOO_LARGE;
-    unsigned best_k = g.kmin;
-    double best_rate = 2;
-    for (unsigned kk = g.kmin; kk <= g.kmax; kk++) {
-        double r = rate_of(&g, blocks, kk, n);
-        if (r < best_rate) {
-            best_rate = r;
-            best_k = kk;
-        }
-    }
     *bits = blocks * g.block_bits;
-    *k = best_k;
+    *k = best_k_at(&g, blocks, n);
     return BL_OK;
+}
+
+bl_status bl_best_k_for_bits(bl_layout layout, uint64_t bits, uint64_t n, unsigned *k)
+{
+    geometry g;
+    const bl_status st = geometry_of(layout, &g);
+    if (st == BL_OK)
+        *k = best_k_at(&g, bits / g.block_bits, n);
+    return st;
 }
