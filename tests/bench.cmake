@@ -13,4 +13,9 @@ if(BLOOMLINE_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/CMakeLists.txt)
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench/run_bench_arg_tests.sh ${PROJECT_BINARY_DIR})
   set_tests_properties(bench_args PROPERTIES TIMEOUT 300
     PASS_REGULAR_EXPRESSION "bench args: [0-9]+ passed, 0 failed")
+  # The verdicts of bench/targets.awk on hand-made CSVs (no build needed: awk and bash).
+  add_test(NAME bench_targets
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bench/targets_test.sh)
+  set_tests_properties(bench_targets PROPERTIES TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "targets: [0-9]+ passed, 0 failed")
 endif()
