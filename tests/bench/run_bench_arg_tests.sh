@@ -101,5 +101,14 @@ done
 [ ! -e "$T/w" ] || lacks <(ls "$T/w") . "bench/cli.sh with a bad --lines left files"
 expect 2 "--build-dir needs a value" "$SRC/scale" --no-record --build-dir
 
+# A run with --skip-cli has no CLI verdicts, whatever an earlier run left in its directory (it
+# used to report that run's cli.csv as its own).
+mkdir -p "$T/q"
+printf 'tool,phase,lines,seconds,lines_per_s,max_rss_kb,exit,selected\n%s\n%s\n' \
+    bloomline,build,10000000,0.25,40000000,25628,0,- \
+    bloomline,query,10000000,0.14,71428571,26156,0,5049904 > "$T/q/cli.csv"
+expect 0 "CLI targets.*not run" "$SRC/run" --quick --no-build --build-dir "$BUILD" --out "$T/q" \
+    --skip-cli
+
 echo "bench args: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
