@@ -189,6 +189,12 @@ BL_API bl_status bl_clear(bl_filter *filter);
 /* Keys. Three kinds: byte strings (any length, 0 included), uint64_t keys (hashed as their   */
 /* 8 little-endian bytes, so bl_add_u64(f, x) == bl_add(f, &x_le, 8)), and pre-hashed values. */
 
+/* A scalable chain's newest stage passes over a key it already answers yes for (a repeat, or a
+ * false positive, which answers yes for good anyway): such keys change no bit and are not
+ * counted, so a stream that repeats its keys fills stages with its distinct keys, not its
+ * lines. Only the newest stage is asked (one line per add), so a key held by older stages
+ * alone is taken once more by the newest: repeats cost at most one stage more than the same
+ * keys once each. The chain is the same however the keys are split into calls. */
 BL_API bl_status bl_add(bl_filter *filter, const void *key, size_t len);
 BL_API bl_status bl_add_u64(bl_filter *filter, uint64_t key);
 BL_API bl_status bl_add_hash(bl_filter *filter, uint64_t hash);
@@ -334,7 +340,9 @@ typedef struct bl_info {
     uint64_t design_keys;      /* n the filter was sized for (0 if unknown) */
     double design_fpp;         /* p the filter was sized for (0 if unknown) */
     uint64_t keys_added;       /* keys added (counting insert calls, duplicates included; a
-                                  counting filter subtracts the keys removed) */
+                                  counting filter subtracts the keys removed). Scalable: the
+                                  keys its stages took, where a stage passes over a key it
+                                  already answers yes for (see bl_add) */
     bool keys_known;           /* false for filters imported from formats that do not record it */
     double fill_ratio;         /* fraction of bits (or counters) that are non-zero */
     double estimated_keys;     /* distinct keys estimated from the fill ratio: the layout's
@@ -343,11 +351,9 @@ typedef struct bl_info {
                                   design keys, 1-1.7% at 10^3). A full filter (fill_ratio 1) has no
                                   estimate: it gives a floor, the keys at which half a bit
                                   would stay clear, and any count above fits as well. Scalable:
-                                  the sum of its stages', so a key added again after the chain
-                                  grew, or held by both chains of a union, counts once in each
-                                  stage that holds it (100000 keys added twice to a chain
-                                  designed for 100000: 200000). After bl_intersect, see
-                                  there. */
+                                  the sum of its stages', so a key that two stages hold (added
+                                  again after the chain grew, or held by both chains of a
+                                  union) counts in each. After bl_intersect, see there. */
     double current_fpp;        /* expected rate now, from the fill ratio: the layout's model
                                   at the estimated keys; 1 when full */
     size_t stages;             /* scalable: number of stages (1 for the others) */

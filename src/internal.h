@@ -78,6 +78,12 @@ struct bl_kernels {
     bool (*blocked_contains_u64)(const struct bl_filter *f, uint64_t key);
     /* One key's add, no look-ahead (bl_add, bl_add_u64, bl_add_hash on a plain filter). */
     void (*blocked_add_one)(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
+    /* Adds that count only keys new to their line (scalable stages): h[0, n) in order, each
+     * taken when its line lacked one of its bits (ORed in all the same), until `room` keys are
+     * taken. Returns the keys gone through: n, or up to and including the one that took the
+     * last place (0 when room is 0); adds the keys taken to *taken. */
+    size_t (*blocked_add_new)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                              size_t n, size_t avail, uint64_t room, uint64_t *taken);
     /* Parquet split-block layout. */
     void (*sbbf_add)(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
     size_t (*sbbf_test)(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
@@ -89,6 +95,8 @@ extern const struct bl_kernels bl_kernels_scalar;
 bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 bool bl_blocked_contains_u64_scalar(const struct bl_filter *f, uint64_t key);
 void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
+size_t bl_blocked_add_new_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                 size_t n, size_t avail, uint64_t room, uint64_t *taken);
 #if defined(BLOOMLINE_HAVE_AVX2)
 extern const struct bl_kernels bl_kernels_avx2;
 #endif
@@ -340,13 +348,17 @@ static inline uint32_t bl_blocked_pos(uint64_t h, unsigned k, unsigned i)
     return bl_blocked_word(h, k, i) << 5 | bl_blocked_bit(h, i);
 }
 
-static inline void bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+/* Add one key; whether its line lacked one of its bits (the key was new to it). */
+static inline bool bl_blocked_add_one(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     uint32_t *w = (uint32_t *)(void *)BL_LINE_AT(data, nlines, h);
+    uint32_t lacked = 0;
     for (unsigned i = 0; i < k; i++) {
-        uint32_t pos = bl_blocked_pos(h, k, i);
-        w[pos >> 5] |= 1u << (pos & 31);
+        const uint32_t pos = bl_blocked_pos(h, k, i), bit = 1u << (pos & 31);
+        lacked |= ~w[pos >> 5] & bit;
+        w[pos >> 5] |= bit;
     }
+    return lacked != 0;
 }
 static inline bool bl_blocked_test_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {

@@ -311,6 +311,59 @@ static void test_direct_window(void **state)
     bl_free(ref);
 }
 
+/* blocked_add_new (scalable stages) sets the bits blocked_add sets and counts, in order, the
+ * keys new to their line, as the scalar spec does one key at a time: with no limit, stopped by
+ * `room` mid-batch (then resumed), with room 0, and over keys repeated in one batch. A small
+ * filter (97 lines, 3000 keys) makes keys share lines, so a key made old by an earlier key of
+ * the same batch must not count. */
+static void test_add_new(void **state)
+{
+    (void)state;
+    const char *names[MAX_KERNELS];
+    const size_t nk = kernels(names);
+    const uint64_t nlines = 97;
+    enum { N = NKEYS + NKEYS / 3 };
+    static uint64_t h[N];
+    static bool want_new[N];
+    for (size_t i = 0; i < N; i++) /* the last third repeats keys of the first */
+        h[i] = i < NKEYS ? ks.hash[i] : ks.hash[(i - NKEYS) * 3];
+    bl_filter *ref = make(BL_LAYOUT_BLOCKED, nlines, 11, 0, "scalar");
+    uint64_t want_taken = 0;
+    for (size_t i = 0; i < N; i++) {
+        want_new[i] = bl_blocked_add_one(ref->data, nlines, 11, h[i]);
+        want_taken += want_new[i];
+    }
+    assert_true(want_taken > NKEYS - NKEYS / 10 && want_taken <= NKEYS); /* no repeat counts */
+    for (size_t ki = 0; ki < nk; ki++) {
+        const struct bl_kernels *kern;
+        assert_int_equal(bl_kernel_resolve(names[ki], &kern), BL_OK);
+        bl_filter *f = make(BL_LAYOUT_BLOCKED, nlines, 11, 0, names[ki]);
+        uint64_t taken = 0;
+        assert_int_equal(kern->blocked_add_new(f->data, nlines, 11, h, N, N, UINT64_MAX, &taken),
+                         N);
+        assert_int_equal(taken, want_taken);
+        assert_memory_equal(f->data, ref->data, f->nbytes);
+        /* Stopped at room 37: up to and including the key that took the 37th place. */
+        memset(f->data, 0, f->nbytes);
+        taken = 5;
+        assert_int_equal(kern->blocked_add_new(f->data, nlines, 11, h, N, N, 0, &taken), 0);
+        assert_int_equal(taken, 5);
+        size_t stop = 0;
+        for (uint64_t t = 0; t < 37; stop++)
+            t += want_new[stop];
+        taken = 0;
+        assert_int_equal(kern->blocked_add_new(f->data, nlines, 11, h, N, N, 37, &taken), stop);
+        assert_int_equal(taken, 37);
+        assert_int_equal(kern->blocked_add_new(f->data, nlines, 11, h + stop, N - stop, N - stop,
+                                               UINT64_MAX, &taken),
+                         N - stop);
+        assert_int_equal(taken, want_taken);
+        assert_memory_equal(f->data, ref->data, f->nbytes);
+        bl_free(f);
+    }
+    bl_free(ref);
+}
+
 /* Line counts past 32 bits: the line index is the high half of the full 64 x 64-bit product
  * h * nlines, so a kernel that reduces with fewer bits (nlines truncated to 32 bits, or the
  * sbbf's ((h >> 32) * n) >> 32) picks other lines, yet agrees with scalar on every filter small
@@ -680,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_kernel_names),
         cmocka_unit_test(test_word_sets),       cmocka_unit_test(test_cpu_features),
         cmocka_unit_test(test_hash_u64),        cmocka_unit_test(test_direct_window),
+        cmocka_unit_test(test_add_new),
         cmocka_unit_test(test_huge_line_counts),
         cmocka_unit_test(test_sbbf_identical),  cmocka_unit_test(test_blocked_identical),
     };

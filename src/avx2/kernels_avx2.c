@@ -163,8 +163,9 @@ static bool blocked_contains_u64_avx2(const bl_filter *f, uint64_t key)
 
 /* Adds: the key's bits (probe lanes) moved to their words, word w taking the bit of the probe
  * with offset w - r (two unaligned loads from the doubled inverse table; a zero lane where no
- * probe has the offset), and ORed into the line with one read-modify-write of each half. */
-BL_INLINE void line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool two,
+ * probe has the offset), and ORed into the line with one read-modify-write of each half.
+ * Returns whether the line lacked one of them (callers that do not ask pay nothing). */
+BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool two,
                            const uint32_t *probe_of)
 {
     const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
@@ -174,19 +175,41 @@ BL_INLINE void line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_grou
     const __m256i lo = pick16(b0, b1, _mm256_loadu_si256((const __m256i *)(const void *)p));
     const __m256i hi = pick16(b0, b1, _mm256_loadu_si256((const __m256i *)(const void *)(p + 8)));
     __m256i *v = (__m256i *)(void *)line;
-    _mm256_store_si256(v, _mm256_or_si256(_mm256_load_si256(v), lo));
-    _mm256_store_si256(v + 1, _mm256_or_si256(_mm256_load_si256(v + 1), hi));
+    const __m256i old_lo = _mm256_load_si256(v), old_hi = _mm256_load_si256(v + 1);
+    _mm256_store_si256(v, _mm256_or_si256(old_lo, lo));
+    _mm256_store_si256(v + 1, _mm256_or_si256(old_hi, hi));
+    return !(_mm256_testc_si256(old_lo, lo) & _mm256_testc_si256(old_hi, hi));
 }
 
-BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                                size_t n, size_t avail, bool two)
+/* The add loop. `count` (a constant): count the keys whose line lacked one of their bits and
+ * stop once `room` are taken (blocked_add_new); returns the keys gone through. */
+BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                  size_t n, size_t avail, uint64_t room, uint64_t *taken,
+                                  bool two, bool count)
 {
     const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
-    for (size_t i = 0; i < n; i++)
-        line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
-                    h[i], g0, g1, two, bl_blocked_probe_of[k]);
+    uint64_t t = 0;
+    size_t i = 0;
+    for (; i < n && (!count || t < room); i++) {
+        const bool lacked =
+            line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
+                        h[i], g0, g1, two, bl_blocked_probe_of[k]);
+        if (count)
+            t += lacked;
+    }
+    if (count)
+        *taken += t;
+    return i;
+}
+
+static size_t blocked_add_new_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                   size_t n, size_t avail, uint64_t room, uint64_t *taken)
+{
+    if (k <= 8)
+        return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, false, true);
+    return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, true, true);
 }
 
 static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -203,9 +226,9 @@ void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint6
                          size_t avail)
 {
     if (k <= 8)
-        blocked_add_loop(data, nlines, k, h, n, avail, false);
+        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, false, false);
     else
-        blocked_add_loop(data, nlines, k, h, n, avail, true);
+        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, true, false);
 }
 
 /* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */
@@ -260,6 +283,7 @@ const struct bl_kernels bl_kernels_avx2 = {
     .blocked_contains = blocked_contains_avx2,
     .blocked_contains_u64 = blocked_contains_u64_avx2,
     .blocked_add_one = blocked_add_one_avx2,
+    .blocked_add_new = blocked_add_new_avx2,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
 };

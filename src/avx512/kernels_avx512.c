@@ -246,19 +246,44 @@ BL_INLINE __m512i blocked_key_mask(__mmask16 lanes, __m512i mul, __m512i probe_o
     return _mm512_permutexvar_epi32(probe, bits);
 }
 
-static void blocked_add_avx512(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                               size_t n, size_t avail)
+/* The add loop. `count` (a constant): count the keys whose line lacked one of their bits (one
+ * test of the old line against the mask) and stop once `room` are taken (blocked_add_new);
+ * returns the keys gone through. */
+BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                  size_t n, size_t avail, uint64_t room, uint64_t *taken,
+                                  bool count)
 {
     const __m512i mul = _mm512_loadu_si512(bl_blocked_mul);
     const __m512i probe_of = _mm512_load_si512(bl_blocked_probe_of[k]);
     const __mmask16 lanes = (__mmask16)((1u << k) - 1);
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
-    for (size_t i = 0; i < n; i++) {
+    uint64_t t = 0;
+    size_t i = 0;
+    for (; i < n && (!count || t < room); i++) {
         __m512i *v = (__m512i *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true);
         const __m512i mask = blocked_key_mask(lanes, mul, probe_of, h[i]);
-        _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), mask));
+        const __m512i old = _mm512_load_si512(v);
+        _mm512_store_si512(v, _mm512_or_si512(old, mask));
+        if (count)
+            t += _mm512_test_epi32_mask(mask, _mm512_andnot_si512(old, mask)) != 0;
     }
+    if (count)
+        *taken += t;
+    return i;
+}
+
+static void blocked_add_avx512(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                               size_t n, size_t avail)
+{
+    (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, false);
+}
+
+static size_t blocked_add_new_avx512(uint8_t *data, uint64_t nlines, unsigned k,
+                                     const uint64_t *h, size_t n, size_t avail, uint64_t room,
+                                     uint64_t *taken)
+{
+    return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, true);
 }
 
 static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -293,6 +318,7 @@ const struct bl_kernels bl_kernels_avx512 = {
     .blocked_contains = blocked_contains_avx512,
     .blocked_contains_u64 = blocked_contains_u64_avx512,
     .blocked_add_one = blocked_add_one_avx512,
+    .blocked_add_new = blocked_add_new_avx512,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
 };

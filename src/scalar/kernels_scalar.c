@@ -54,6 +54,20 @@ void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint6
     bl_blocked_add_one(data, nlines, k, h);
 }
 
+size_t bl_blocked_add_new_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                 size_t n, size_t avail, uint64_t room, uint64_t *taken)
+{
+    uint64_t t = 0;
+    size_t i = 0;
+    for (; i < n && t < room; i++) {
+        if (i + BL_PREFETCH_DISTANCE < avail)
+            BL_PREFETCH_W(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
+        t += bl_blocked_add_one(data, nlines, k, h[i]);
+    }
+    *taken += t;
+    return i;
+}
+
 static void bl_sbbf_add_scalar(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                                size_t avail)
 {
@@ -89,6 +103,7 @@ const struct bl_kernels bl_kernels_scalar = {
     .blocked_contains = bl_blocked_contains_scalar,
     .blocked_contains_u64 = bl_blocked_contains_u64_scalar,
     .blocked_add_one = bl_blocked_add_one_scalar,
+    .blocked_add_new = bl_blocked_add_new_scalar,
     .sbbf_add = bl_sbbf_add_scalar,
     .sbbf_test = bl_sbbf_test_scalar,
 };

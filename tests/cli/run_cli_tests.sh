@@ -244,6 +244,14 @@ check "stdin build is scalable" grep -q "^layout: *scalable" info_s
 check "info shows stages" grep -q "stage 0" info_s
 expect_status "scalable finds every key" 0 "$B" query scal.blf pos.txt
 check "scalable: every key" cmp -s out pos.txt
+# A stream that repeats its keys (a log) grows the chain by its distinct keys, not its lines:
+# 3000 keys 40 times over from a 2000-key first stage took 120000 places in 6 stages.
+for i in $(seq 1 40); do seq 1 3000; done | "$B" build -q -l scalable -n 2000 -o rep.blf
+expect_status "repeated stream: info" 0 "$B" info rep.blf
+check "repeated stream: two stages" grep -q "^stages: *2$" out
+# 2000 keys in stage 0, 1000 in stage 1, then 1-2000 once more in the newest stage, no more
+check "repeated stream: keys taken once per stage" grep -q "^keys added: *5000$" out
+rm -f rep.blf
 expect_error "stdin without -n for sbbf" "give -n N" sh -c "cat pos.txt | '$B' build -l sbbf -o x.blf"
 expect_error "stdin without -n with -b" "need a fixed-size filter" sh -c "cat pos.txt | '$B' build -b 10 -o x.blf"
 # -b or --bits so small that the filter answers yes to most keys: built (the library refuses only
