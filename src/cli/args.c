@@ -217,6 +217,7 @@ void cli_common_init(cli_common *cm)
 {
     memset(cm, 0, sizeof *cm);
     cm->field.delim = '\t';
+    cm->eol = '\n';
 }
 
 int cli_common_option(cli_common *cm, int opt, const char *arg)
@@ -233,6 +234,7 @@ int cli_common_option(cli_common *cm, int opt, const char *arg)
         cm->delim_set = true;
         return cli_parse_delim(arg, &cm->field.delim) == 0 ? 1 : -1;
     case 'q': cm->quiet = true; return 1;
+    case 'z': cm->eol = '\0'; return 1;
     default: return 0;
     }
 }
@@ -241,6 +243,13 @@ int cli_common_finish(cli_common *cm)
 {
     if (cm->delim_set && cm->field.field == 0) {
         cli_usage_error("-d needs -f (the field to take the key from)");
+        return -1;
+    }
+    /* A NUL-ended record holds no NUL: the delimiter would never split one (-f 1 the whole
+     * record, any other field empty), which is never what was meant. */
+    if (cm->eol == '\0' && cm->delim_set && cm->field.delim == '\0') {
+        cli_usage_error("-d '\\0' with -z: records end at NUL bytes, so none can hold a NUL "
+                        "delimiter");
         return -1;
     }
     if (cm->threads == 0)

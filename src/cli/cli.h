@@ -92,14 +92,15 @@ size_t cli_input_index_of(const struct stat *file, char *const *inputs, size_t n
 int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs, bool named_ok,
                            const char *written);
 
-/* Options shared by build, add and query: -t, -f, -d, -q. */
+/* Options shared by build, add, remove and query: -t, -f, -d, -q, -z. */
 typedef struct cli_common {
     unsigned threads; /* 0: the default (physical cores) */
     cli_field field;
     bool delim_set;
     bool quiet;
+    unsigned char eol; /* the byte that ends a record: '\n', or NUL with -z */
 } cli_common;
-#define CLI_COMMON_SHORTOPTS "t:f:d:q"
+#define CLI_COMMON_SHORTOPTS "t:f:d:qz"
 void cli_common_init(cli_common *cm);
 /* 1: the option was one of the common ones, 0: not, -1: bad value (reported). */
 int cli_common_option(cli_common *cm, int opt, const char *arg);
@@ -134,6 +135,10 @@ void cli_progress_clear(void);
 
 /* ---- reader.c: input files in line-aligned chunks, lines and keys ---------------------------- */
 
+/* Records ("lines") end at a newline, or at a NUL byte with -z (records are then taken as they
+ * are: a newline or a final \r is a key byte). Below, "line" and "newline" mean the record and
+ * its terminator, whichever byte that is. */
+
 /* A regular input file, shared by the chunks cut from it; the last user closes it. */
 typedef struct cli_file {
     int fd;
@@ -146,6 +151,7 @@ typedef struct cli_chunk {
     size_t cap;
     const char *data; /* whole lines (the last line of an input may lack its newline) */
     size_t len;
+    unsigned char eol; /* the reader's line terminator */
     size_t file; /* index of the input it came from */
     uint64_t seq;
     /* A range of a regular file still to be read by the worker (cli_chunk_load). */
@@ -175,9 +181,12 @@ typedef struct cli_reader {
     char *carry;
     size_t carry_len, carry_cap;
     uint64_t bytes;
+    unsigned char eol; /* the line terminator, fixed for the run; each chunk carries a copy */
 } cli_reader;
 
-void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going);
+/* eol: the byte lines end with ('\n', or NUL for -z). */
+void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going,
+                     unsigned char eol);
 /* Install the SIGBUS handler for truncated mappings (reader.c), once, before any file is mapped. */
 void cli_catch_sigbus(void);
 /* A file mapped whole, [map, map + len), as input NAME: a read past its end once it shrank ends
@@ -216,8 +225,8 @@ typedef struct cli_lines {
 } cli_lines;
 
 void cli_lines_free(cli_lines *l);
-/* Split a chunk into keys. keep_all: one entry per line (empty keys kept, ends recorded);
- * else only non-empty keys. */
+/* Split a chunk into keys at its eol. keep_all: one entry per line (empty keys kept, ends
+ * recorded); else only non-empty keys. A key drops a final \r only when lines end at '\n'. */
 void cli_split(const cli_chunk *c, const cli_field *fs, bool keep_all, cli_lines *l);
 void cli_lines_reserve(cli_lines *l, size_t n);
 
@@ -241,10 +250,10 @@ int cli_run(cli_job *job);
 
 /* ---- count.c: the line count that sizes a build ---------------------------------------------- */
 
-/* Count the lines of regular files with the worker threads. 0: counted; 1: an input is a
- * stream (*regular false, nothing read); -1: a bad input (reported). */
-int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
-                    bool *regular);
+/* Count the lines (ended by eol) of regular files with the worker threads. 0: counted; 1: an
+ * input is a stream (*regular false, nothing read); -1: a bad input (reported). */
+int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigned char eol,
+                    uint64_t *lines, bool *regular);
 
 /* ---- feed.c: keys into a filter (build, add) or out of it (remove) ------------------------- */
 
@@ -253,6 +262,7 @@ typedef struct cli_feed_opts {
     char *const *inputs;
     size_t ninputs;
     cli_field field;
+    unsigned char eol; /* the line terminator */
     unsigned threads;
     bool quiet;
     uint64_t *absent; /* remove (counting filters) when not NULL: counts keys not in the filter */

@@ -17,6 +17,7 @@ static const struct option add_longopts[] = {
     {"field", required_argument, NULL, 'f'},
     {"delimiter", required_argument, NULL, 'd'},
     {"quiet", no_argument, NULL, 'q'},
+    {"null-data", no_argument, NULL, 'z'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -149,7 +150,7 @@ static int change_filter(const char *path, bool remove, const cli_common *cm,
         return CLI_EXIT_ERROR;
     }
     uint64_t fed = 0, absent = 0;
-    cli_feed_opts fo = {info.layout, inputs, ninputs, cm->field, cm->threads, cm->quiet,
+    cli_feed_opts fo = {info.layout, inputs, ninputs, cm->field, cm->eol, cm->threads, cm->quiet,
                         remove ? &absent : NULL};
     int rc = cli_feed(f, &fo, &fed);
     if (rc == 0)

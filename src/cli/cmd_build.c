@@ -26,6 +26,7 @@ static const struct option build_longopts[] = {
     {"field", required_argument, NULL, 'f'},
     {"delimiter", required_argument, NULL, 'd'},
     {"quiet", no_argument, NULL, 'q'},
+    {"null-data", no_argument, NULL, 'z'},
     {"seed", required_argument, NULL, OPT_SEED},
     {"bits", required_argument, NULL, OPT_BITS},
     {"hashes", required_argument, NULL, 'k'},
@@ -128,7 +129,7 @@ static int size_input(const build_opts *o, char *const *inputs, size_t n, uint64
     }
     uint64_t lines;
     bool regular;
-    int rc = cli_count_lines(inputs, n, o->cm.threads, &lines, &regular);
+    int rc = cli_count_lines(inputs, n, o->cm.threads, o->cm.eol, &lines, &regular);
     if (rc < 0)
         return -1;
     *keys = regular ? (lines ? lines : 1) : 0;
@@ -274,7 +275,8 @@ int cli_cmd_build(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     warn_useless_design(&o, f, keys);
-    cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.threads, o.cm.quiet, NULL};
+    cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.eol, o.cm.threads, o.cm.quiet,
+                        NULL};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, o.out);

@@ -18,6 +18,7 @@ static const struct option query_longopts[] = {
     {"field", required_argument, NULL, 'f'},
     {"delimiter", required_argument, NULL, 'd'},
     {"quiet", no_argument, NULL, 'q'},
+    {"null-data", no_argument, NULL, 'z'},
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -38,7 +39,7 @@ typedef struct query_ctx {
     uint64_t *per_input;  /* -c with several inputs: selected lines of each, as grep -c */
     uint64_t short_lines; /* idem */
     size_t short_first_file;
-    bool unterminated; /* the output so far ends in a line without its newline */
+    bool unterminated; /* the output so far ends in a line without its newline (NUL: -z) */
     cli_progress *progress;
 } query_ctx;
 
@@ -101,15 +102,15 @@ static int query_commit(void *ctx, unsigned worker, const cli_chunk *c)
     x->short_lines += w->lines.short_lines;
     if (x->count_only || w->out_len == 0)
         return 0;
-    /* Only the last line of an input can lack its newline. Output after it (a later input's
-     * lines) first ends it, as grep does, or the two would read as one line that was in neither;
-     * the output of the last input stays byte for byte what it read. */
-    if ((x->unterminated && cli_write_all(STDOUT_FILENO, "\n", 1) != 0) ||
+    /* Only the last line of an input can lack its newline (its NUL with -z). Output after it (a
+     * later input's lines) first ends it, as grep does, or the two would read as one line that
+     * was in neither; the output of the last input stays byte for byte what it read. */
+    if ((x->unterminated && cli_write_all(STDOUT_FILENO, &c->eol, 1) != 0) ||
         cli_write_all(STDOUT_FILENO, w->out, w->out_len) != 0) {
         cli_error("write error: %s", strerror(errno));
         return -1;
     }
-    x->unterminated = w->out[w->out_len - 1] != '\n';
+    x->unterminated = (unsigned char)w->out[w->out_len - 1] != c->eol;
     return 0;
 }
 
@@ -176,7 +177,7 @@ int cli_cmd_query(int argc, char **argv)
     x.progress = &prog;
     cli_reader rd;
     /* Like grep, a bad input is reported and the others are still searched. */
-    cli_reader_init(&rd, inputs, ninputs, true);
+    cli_reader_init(&rd, inputs, ninputs, true, cm.eol);
     cli_job job = {.reader = &rd,
                    .threads = cm.threads,
                    .process = query_process,

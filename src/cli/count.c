@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The line count that sizes a build: newlines counted by the worker threads, chunk by chunk. */
+/* The line count that sizes a build: newlines (NULs with -z) counted by the worker threads, chunk
+ * by chunk. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -11,12 +12,13 @@
 #include <sys/statfs.h>
 #endif
 
-/* Newlines in a buffer, eight bytes at a time: a zero byte of x ^ '\n'*8 marks a newline, and
+/* Bytes equal to eol in a buffer, eight bytes at a time: a zero byte of x ^ eol*8 marks one, and
  * ~(((t & 0x7f..) + 0x7f..) | t) has exactly the high bit of each zero byte set. The per-byte
  * flags are summed in byte lanes and folded every 255 words, before a lane can overflow. */
-static uint64_t count_newlines(const unsigned char *p, size_t n)
+static uint64_t count_newlines(const unsigned char *p, size_t n, unsigned char eol)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    const uint64_t eols = ones * eol;
     uint64_t total = 0;
     size_t i = 0;
     while (n - i >= 8) {
@@ -27,14 +29,14 @@ static uint64_t count_newlines(const unsigned char *p, size_t n)
         for (size_t w = 0; w < words; w++, i += 8) {
             uint64_t x;
             memcpy(&x, p + i, 8);
-            const uint64_t t = x ^ (ones * '\n');
+            const uint64_t t = x ^ eols;
             acc += (~(((t & lo7) + lo7) | t) >> 7) & ones;
         }
         acc = (acc & UINT64_C(0x00ff00ff00ff00ff)) + ((acc >> 8) & UINT64_C(0x00ff00ff00ff00ff));
         total += (acc * UINT64_C(0x0001000100010001)) >> 48;
     }
     for (; i < n; i++)
-        total += p[i] == '\n';
+        total += p[i] == eol;
     return total;
 }
 
@@ -48,8 +50,8 @@ static int count_process(void *ctx, unsigned worker, const cli_chunk *c)
 {
     (void)worker;
     count_ctx *x = ctx;
-    uint64_t n = count_newlines((const unsigned char *)c->data, c->len);
-    if (c->len > 0 && c->data[c->len - 1] != '\n')
+    uint64_t n = count_newlines((const unsigned char *)c->data, c->len, c->eol);
+    if (c->len > 0 && (unsigned char)c->data[c->len - 1] != c->eol)
         n++;
     __atomic_add_fetch(&x->lines, n, __ATOMIC_RELAXED);
     return 0;
@@ -71,8 +73,8 @@ static bool stdin_is_empty_file(void)
     return pread(STDIN_FILENO, probe, sizeof probe, 0) == 0;
 }
 
-int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_t *lines,
-                    bool *regular)
+int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigned char eol,
+                    uint64_t *lines, bool *regular)
 {
     *lines = 0;
     *regular = true;
@@ -115,7 +117,7 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, uint64_
     }
     count_ctx x = {0};
     cli_reader rd;
-    cli_reader_init(&rd, once, nonce, false);
+    cli_reader_init(&rd, once, nonce, false, eol);
     rd.peek = true;
     /* Counting reads the input without consuming it: regular files are read at offsets. */
     cli_job job = {.reader = &rd, .threads = threads, .process = count_process, .ctx = &x};

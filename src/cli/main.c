@@ -29,6 +29,8 @@ static const char overview[] =
     "\n"
     "Keys are lines without their newline (and without a trailing \\r), or one field of\n"
     "them (-f N, split on -d DELIM, default tab); keys are bytes, NUL bytes included.\n"
+    "With -z (--null-data: build, add, remove, query) records end at a NUL byte instead\n"
+    "and are taken as they are, newlines and a trailing \\r included (find -print0).\n"
     "INPUT is files or '-' (standard input, the default). A FILTER to read is a regular\n"
     "file (mapped or read at offsets), not a pipe: save a stream to a file first. Exit\n"
     "status: 0 success (query: a line was selected), 1 query selected nothing, 2 error;\n"
@@ -40,7 +42,7 @@ static const char overview[] =
 static const char help_build[] =
     "usage: bloomline build -o FILTER [-n N] [-p FPP | -b BITS_PER_KEY] [-l LAYOUT] [-k K]\n"
     "                       [--bits M] [-t THREADS] [-f FIELD] [-d DELIM] [--seed S] [-q]\n"
-    "                       [INPUT...]\n"
+    "                       [-z] [INPUT...]\n"
     "\n"
     "Build a filter from newline-delimited keys and write it to FILTER atomically (an\n"
     "interrupted build never leaves a damaged file: Ctrl-C or kill during the save takes\n"
@@ -65,6 +67,9 @@ static const char help_build[] =
     "  -f, --field N           the key is the N-th field (1-based); lines with fewer fields\n"
     "                          have an empty key (skipped, counted in a warning)\n"
     "  -d, --delimiter D       delimiter: a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "  -z, --null-data         records end at a NUL byte, not a newline, and are taken as they\n"
+    "                          are (a newline or a \\r before the NUL is part of the key);\n"
+    "                          without -n, NULs are counted. -d \\0 is refused with it\n"
     "      --seed S            hash seed (default 0; part of the filter's identity; Parquet and\n"
     "                          Guava exports need 0)\n"
     "      --bits M            size in bits, rounded up to whole lines (512 bits), sbbf blocks\n"
@@ -74,7 +79,7 @@ static const char help_build[] =
     "  -q, --quiet             no progress line (shown only when stderr is a terminal)\n";
 
 static const char help_add[] =
-    "usage: bloomline add FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [INPUT...]\n"
+    "usage: bloomline add FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [-z] [INPUT...]\n"
     "\n"
     "Add keys to an existing filter file and save it atomically: a new file takes its name\n"
     "(a symlink FILTER is replaced by it, not followed). Adds and removes of one FILTER run\n"
@@ -84,10 +89,12 @@ static const char help_add[] =
     "  -t, --threads T     worker threads (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
     "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "  -z, --null-data     records end at a NUL byte, not a newline, and are taken as they\n"
+    "                      are (a newline or a \\r before the NUL is part of the key)\n"
     "  -q, --quiet         no progress line\n";
 
 static const char help_remove[] =
-    "usage: bloomline remove FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [INPUT...]\n"
+    "usage: bloomline remove FILTER [-t THREADS] [-f FIELD] [-d DELIM] [-q] [-z] [INPUT...]\n"
     "\n"
     "Remove keys from a counting filter file (build -l counting) and save it atomically; other\n"
     "layouts cannot remove a key without losing others that share its bits. Remove only keys\n"
@@ -99,10 +106,12 @@ static const char help_remove[] =
     "  -t, --threads T     worker threads for reading and hashing (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
     "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "  -z, --null-data     records end at a NUL byte, not a newline, and are taken as they\n"
+    "                      are (a newline or a \\r before the NUL is part of the key)\n"
     "  -q, --quiet         no progress line\n";
 
 static const char help_query[] =
-    "usage: bloomline query FILTER [-v] [-c] [-t THREADS] [-f FIELD] [-d DELIM] [-q]\n"
+    "usage: bloomline query FILTER [-v] [-c] [-t THREADS] [-f FIELD] [-d DELIM] [-q] [-z]\n"
     "                       [INPUT...]\n"
     "\n"
     "Print every input line whose key may be in the filter, unchanged (CR LF and all) and in\n"
@@ -116,6 +125,10 @@ static const char help_query[] =
     "  -t, --threads T     worker threads (default: the physical cores)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
     "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
+    "  -z, --null-data     records end at a NUL byte, not a newline, and are taken as they\n"
+    "                      are (a newline or a \\r before the NUL is part of the key); the\n"
+    "                      selected ones are printed with their NUL, as grep -z (-c's counts\n"
+    "                      still end in newlines). -d \\0 is refused with it\n"
     "      --no-verify     skip the payload checksum (for very large filters)\n"
     "  -q, --quiet         no progress line (shown only when stderr is a terminal and the\n"
     "                      lines are not printed on one)\n"

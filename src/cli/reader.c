@@ -95,13 +95,15 @@ void cli_catch_sigbus(void)
     (void)sigaction(SIGBUS, &sa, NULL);
 }
 
-void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going)
+void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going,
+                     unsigned char eol)
 {
     memset(r, 0, sizeof *r);
     r->paths = paths;
     r->npaths = npaths;
     r->fd = -1;
     r->keep_going = keep_going;
+    r->eol = eol;
     r->refused = cli_malloc(npaths * sizeof *r->refused);
     memset(r->refused, 0, npaths * sizeof *r->refused);
     if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -273,7 +275,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
             break;
         }
         r->bytes += (uint64_t)got;
-        char *p = memrchr(c->buf + len, '\n', (size_t)got);
+        char *p = memrchr(c->buf + len, r->eol, (size_t)got);
         if (p != NULL)
             nl = p;
         len += (size_t)got;
@@ -308,6 +310,7 @@ int cli_reader_next(cli_reader *r, cli_chunk *c)
 {
     c->src = NULL;
     c->len = 0;
+    c->eol = r->eol; /* for cli_split and the other users of the chunk, which have no reader */
     for (;;) {
         if (!r->open) {
             int o = open_next(r);
@@ -439,7 +442,7 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
         }
         if (!c->first) {
             const size_t lim = span < got ? span : got;
-            const char *p = lim > 0 ? memchr(b, '\n', lim) : NULL;
+            const char *p = lim > 0 ? memchr(b, r->eol, lim) : NULL;
             /* No line starts here: the previous chunk's last line covers the whole range. */
             if (p == NULL || from + (uint64_t)(p - b) + 1 >= c->end) {
                 c->data = b;
@@ -449,7 +452,7 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
             s = (size_t)(p - b) + 1;
         }
         const size_t i = span - 1; /* the last line ends at the first newline from here */
-        const char *p = got > i ? memchr(b + i, '\n', got - i) : NULL;
+        const char *p = got > i ? memchr(b + i, r->eol, got - i) : NULL;
         if (p == NULL && got == want) {
             want *= 2; /* a line longer than the tail: look further */
             continue;
@@ -526,13 +529,21 @@ void cli_lines_free(cli_lines *l)
     memset(l, 0, sizeof *l);
 }
 
+/* The byte a key drops from its line's end: a CRLF line's \r. A NUL-ended record (-z) is taken
+ * as it is, as grep -z takes it: -1, which no byte equals, so that the test costs the same. */
+static inline int dropped_cr(unsigned char eol)
+{
+    return eol == '\n' ? '\r' : -1;
+}
+
 /* One line [p, nl) (nl excludes the newline; next is where the following line starts). */
 static inline void emit_line(const char *p, const char *nl, const char *next, const char *base,
-                             const cli_field *fs, bool keep_all, cli_lines *l)
+                             const cli_field *fs, int cr, bool keep_all, cli_lines *l)
 {
     const char *ks = p, *ke = nl;
-    /* The key drops a CRLF line's \r; the line itself is output unchanged. */
-    if (ke > ks && ke[-1] == '\r')
+    /* The key drops cr (dropped_cr); the line itself is output unchanged. Unsigned: a signed
+     * char 0xff would equal -1. */
+    if (ke > ks && (unsigned char)ke[-1] == cr)
         ke--;
     if (fs->field > 0 && ke > ks) {
         const char *s = ks;
@@ -562,11 +573,11 @@ static inline void emit_line(const char *p, const char *nl, const char *next, co
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-/* A bit per newline in 64 bytes. SSE2 is part of x86-64, so this needs no ISA flag; finding the
- * newlines 64 bytes at a time costs a fraction of a memchr call per ~60-byte line. */
-static inline uint64_t newline_mask64(const char *p)
+/* A bit per newline (each byte equal to nl's) in 64 bytes. SSE2 is part of x86-64, so this needs
+ * no ISA flag; finding the newlines 64 bytes at a time costs a fraction of a memchr call per
+ * ~60-byte line. */
+static inline uint64_t newline_mask64(const char *p, __m128i nl)
 {
-    const __m128i nl = _mm_set1_epi8('\n');
     uint64_t m = 0;
     for (int i = 0; i < 4; i++) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
@@ -579,38 +590,42 @@ void cli_split(const cli_chunk *c, const cli_field *fs, bool keep_all, cli_lines
 {
     const char *const base = c->data;
     const size_t n = c->len;
+    const __m128i nl = _mm_set1_epi8((char)c->eol);
+    const int cr = dropped_cr(c->eol);
     l->n = 0;
     l->short_lines = 0;
     size_t start = 0;
     for (size_t blk = 0; blk < n; blk += 64) {
         uint64_t m;
         if (n - blk >= 64) {
-            m = newline_mask64(base + blk);
+            m = newline_mask64(base + blk, nl);
         } else {
             char tail[64] = {0};
             memcpy(tail, base + blk, n - blk);
-            m = newline_mask64(tail);
+            /* past the data: the padding's zeros are NULs, newlines for -z */
+            m = newline_mask64(tail, nl) & ((UINT64_C(1) << (n - blk)) - 1);
         }
         while (m != 0) {
             const size_t i = blk + (size_t)__builtin_ctzll(m);
             m &= m - 1;
-            emit_line(base + start, base + i, base + i + 1, base, fs, keep_all, l);
+            emit_line(base + start, base + i, base + i + 1, base, fs, cr, keep_all, l);
             start = i + 1;
         }
     }
     if (start < n) /* the last line of an input may lack its newline */
-        emit_line(base + start, base + n, base + n, base, fs, keep_all, l);
+        emit_line(base + start, base + n, base + n, base, fs, cr, keep_all, l);
 }
 #else
 void cli_split(const cli_chunk *c, const cli_field *fs, bool keep_all, cli_lines *l)
 {
     const char *p = c->data, *const end = c->data + c->len;
+    const int cr = dropped_cr(c->eol);
     l->n = 0;
     l->short_lines = 0;
     while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *nl = memchr(p, c->eol, (size_t)(end - p));
         const char *next = nl ? nl + 1 : end;
-        emit_line(p, nl ? nl : end, next, c->data, fs, keep_all, l);
+        emit_line(p, nl ? nl : end, next, c->data, fs, cr, keep_all, l);
         p = next;
     }
 }

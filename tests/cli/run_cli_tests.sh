@@ -503,6 +503,99 @@ check "stdin from a file == the file named" cmp -s vb_redirect.blf vb_named.blf
 "$B" build -t 2 -o vb_twice.blf - - < var2.txt
 check "stdin named twice: counted once" cmp -s vb_twice.blf vb_named.blf
 
+# ---- -z: NUL-terminated records ------------------------------------------------------------------
+# The same keys NUL-ended make the same filter, byte for byte: sized by the count of NULs (a file,
+# standard input from one), grown from a stream, over several chunks (whose cuts are found at NULs)
+tr '\n' '\0' < pos.txt > pos.z
+tr '\n' '\0' < big.txt > big.z
+expect_status "build -z" 0 "$B" build -z -o z.blf pos.z
+check "build -z == build of the lines" cmp -s z.blf f.blf
+cat pos.z | "$B" build -z -p 0.001 -o z_scal.blf
+check "build -z from a stream == build of the lines" cmp -s z_scal.blf scal.blf
+"$B" build -z -t 3 -o z_big.blf big.z
+check "build -z over chunks == build of the lines" cmp -s z_big.blf t1_blocked.blf
+"$B" build -z -t 2 -o z_big_in.blf < big.z
+check "build -z from stdin (a file) == build of the lines" cmp -s z_big_in.blf t1_blocked.blf
+expect_status "query -z over chunks" 0 "$B" query -z -t 3 t1_blocked.blf big.z
+check "query -z over chunks: every record, unchanged" cmp -s out big.z
+cat big.z | "$B" query -z -t 3 t1_blocked.blf > out
+check "query -z of a stream: every record, unchanged" cmp -s out big.z
+# Records of two lines each, over several chunks: a chunk cut at a newline splits a record.
+awk 'NR % 2 { printf "%s\n", $0; next } { printf "%s\001", $0 }' big.txt | tr '\001' '\0' > pairs.z
+"$B" build -z -t 3 -p 1e-7 -o z_pairs.blf pairs.z
+"$B" query -z -t 3 z_pairs.blf pairs.z > out
+check "query -z over chunks, records of two lines: every record" cmp -s out pairs.z
+cat pairs.z | "$B" query -z -t 3 z_pairs.blf > out
+check "query -z of a stream, records of two lines: every record" cmp -s out pairs.z
+"$B" query -c z_pairs.blf big.txt > out
+check "records of two lines: no line alone is a key ($(cat out))" test "$(cat out)" -lt 5
+# Records are taken as they are: a newline is a key byte, and a final \r stays in the key.
+printf 'one\ntwo\000three\r\000four\000' > zk.z
+"$B" build -z -p 1e-9 -o zk.blf zk.z
+"$B" info --json zk.blf > out
+check "build -z counts NULs, not lines" grep -q '"design_keys": 3,' out
+printf 'a\000b' > zfinal.z
+"$B" build -z -o zfinal.blf zfinal.z
+"$B" info --json zfinal.blf > out
+check "build -z counts a final record without its NUL" grep -q '"design_keys": 2,' out
+expect_status "query -z: keys with \\n and \\r" 0 "$B" query -z zk.blf zk.z
+check "query -z: keys with \\n and \\r found" cmp -s out zk.z
+printf 'one\ntwo\nthree\r\nthree\n' > zk.lines
+expect_status "query of lines: none of those keys" 1 "$B" query -c zk.blf zk.lines
+check "query of lines: counted 0" test "$(cat out)" = 0
+# Output: each selected record with its NUL, in order; a final one without stays without, unless
+# another input follows (then it gets its NUL, as a line gets its newline)
+printf 'zulu\000one\ntwo\000three\r\000\000three\000four' > zq.z
+printf 'one\ntwo\000three\r\000four' > want.z
+expect_status "query -z output" 0 "$B" query -z zk.blf zq.z
+check "query -z output: the records, bytes exact" cmp -s out want.z
+printf 'zulu\000\000three\000' > want.z
+expect_status "query -z -v output" 0 "$B" query -z -v zk.blf zq.z
+check "query -z -v output: bytes exact (the empty record too)" cmp -s out want.z
+expect_status "query -z -c" 0 "$B" query -z -c zk.blf zq.z
+check "query -z -c: 3, newline-ended" cmp -s out <(printf '3\n')
+expect_status "query -z -v -c" 0 "$B" query -z -v -c zk.blf zq.z
+check "query -z -v -c: 3" test "$(cat out)" = 3
+printf 'four' > zq2.z
+expect_status "query -z: final records without NUL, two inputs" 0 "$B" query -z zk.blf zq.z zq2.z
+check "query -z: a NUL ends an input's final record before the next's" \
+    cmp -s out <(printf 'one\ntwo\000three\r\000four\000four')
+# -f/-d split inside a record; -d \0 cannot split one, and is refused
+printf 'GET\tone\ntwo\t1\000PUT\tfour\t2\r\000HEAD\tnone\000' > zf.z
+expect_status "query -z -f 2" 0 "$B" query -z -f 2 zk.blf zf.z
+check "query -z -f 2: the field, newline and all" \
+    cmp -s out <(printf 'GET\tone\ntwo\t1\000PUT\tfour\t2\r\000')
+tr '\t' ',' < zf.z > zf_comma.z
+"$B" build -z -f 2 -d , -p 1e-9 -o zf.blf zf_comma.z
+"$B" query -z -c zf.blf zk.z > out
+check "build -z -f 2 -d ,: keys are the fields" test "$(cat out)" = 2
+expect_error "-z -d '\\0' (query)" "-d '.0' with -z: records end at NUL bytes" \
+    "$B" query -z -f 2 -d '\0' zk.blf zk.z
+expect_error "-z -d '\\x00' (build)" "-d '.0' with -z" "$B" build -z -f 1 -d '\x00' -o x.blf zk.z
+check "-z -d '\\0': no filter" test ! -e x.blf
+# add and remove: the same filters as from the lines
+tr '\n' '\0' < part1.txt > part1.z
+tr '\n' '\0' < part2.txt > part2.z
+"$B" build -l counting -n 20000 -o zc.blf part1.txt
+cp zc.blf zc_lines.blf
+expect_status "add -z" 0 "$B" add -z zc.blf part2.z
+"$B" add zc_lines.blf part2.txt
+check "add -z == add of the lines" cmp -s zc.blf zc_lines.blf
+expect_status "remove -z" 0 "$B" remove -z zc.blf part1.z
+check "remove -z: no warning" test ! -s err
+"$B" remove zc_lines.blf part1.txt
+check "remove -z == remove of the lines" cmp -s zc.blf zc_lines.blf
+# A tight filter: that a removed key is gone is then no matter of luck.
+printf 'a\nb\n' | "$B" build -l counting -p 1e-9 -n 100 -o zr.blf
+expect_status "add -z: keys with \\n and \\r" 0 "$B" add -z zr.blf zk.z
+expect_status "add -z: keys with \\n and \\r in" 0 "$B" query -z -c zr.blf zk.z
+check "add -z: keys with \\n and \\r found" test "$(cat out)" = 3
+expect_status "remove -z: keys with \\n and \\r" 0 "$B" remove -z zr.blf zk.z
+expect_status "remove -z: keys with \\n and \\r out" 1 "$B" query -z -c zr.blf zk.z
+check "remove -z: keys with \\n and \\r gone" test "$(cat out)" = 0
+check "remove -z: the other keys kept" test "$(printf 'a\nb\n' | "$B" query -c zr.blf)" = 2
+rm -f pos.z big.z pairs.z part1.z part2.z zk.lines z*.blf z*.z
+
 # ---- add ------------------------------------------------------------------------------------------
 expect_status "build half" 0 "$B" build -n 20000 -o add.blf part1.txt
 expect_status "add the rest" 0 "$B" add add.blf part2.txt
