@@ -185,8 +185,9 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
         BB_TIME_LOOPS(reps, s, lp, r->ins1, insert_single(f, ks));
     BB_TIME_LOOPS_PAIRED(reps, s, lp, r->insb, insert_batch(f, ks), r->probe_ins,
                          bb_probe_rmw(&own, ks->hit, s, BB_PROBE_ROLLING, cfg->dist));
-    /* The RMW probe set stray bits, and re-inserting the sample grew a scalable chain: query a
-     * fresh filter holding the n keys once each. */
+    /* The RMW probe set stray bits in the payload: query a fresh filter holding the n keys once
+     * each. (A scalable chain, probed beside a buffer of its own, no longer grows as the timed
+     * loops add the sample again: it passes over keys its newest stage holds.) */
     bl_free(f);
     if ((st = bl_create(&f, &p)) != BL_OK) {
         fprintf(stderr, "bench_filters: %s/%s at %llu keys, again: %s\n", bl_layout_name(lay),
