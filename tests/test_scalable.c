@@ -11,26 +11,6 @@
 
 #define MAX_KERNELS 8
 
-static bl_filter *make_scalable(uint64_t n0, double p, double growth, double tightening,
-                                uint64_t seed, const char *kernel)
-{
-    bl_params prm;
-    bl_params_init(&prm);
-    prm.layout = BL_LAYOUT_SCALABLE;
-    prm.expected_keys = n0;
-    prm.fpp = p;
-    prm.growth = growth;
-    prm.tightening = tightening;
-    prm.seed = seed;
-    prm.kernel = kernel;
-    bl_filter *f = NULL;
-    bl_status st = bl_create(&f, &prm);
-    if (st != BL_OK)
-        fail_msg("create scalable n0=%llu p=%g g=%g r=%g: %s", (unsigned long long)n0, p, growth,
-                 tightening, bl_strerror(st));
-    return f;
-}
-
 /* What a chain takes, by its rule applied one key at a time: a key is taken (counted, and may
  * fill the stage, or open the next when the stage is full) unless the newest stage already
  * answers yes for it. Adds the hashes to ref one by one, checking its count after each;
@@ -126,7 +106,7 @@ static void test_growth_no_false_negatives(void **state)
             hs[i] = tu_next(&s);
         }
         const uint64_t seed = tu_next(&s);
-        bl_filter *f = make_scalable(500, 0.01, 2, 0.5, seed, kernels[ki]);
+        bl_filter *f = tu_create_scalable(500, 0.01, 2, 0.5, seed, kernels[ki]);
         assert_string_equal(bl_filter_kernel(f), kernels[ki]);
         const size_t half = N / 2;
         static uint64_t order[3 * N]; /* the hashes in the order they are added */
@@ -148,7 +128,7 @@ static void test_growth_no_false_negatives(void **state)
         }
         /* Single and batched adds take exactly the keys the rule takes one at a time (short
          * random byte keys repeat: every empty one, most of one byte), into the same bits. */
-        bl_filter *ref = make_scalable(500, 0.01, 2, 0.5, seed, "scalar");
+        bl_filter *ref = tu_create_scalable(500, 0.01, 2, 0.5, seed, "scalar");
         const uint64_t taken = take_one_by_one(ref, order, 3 * N);
         assert_same_bytes(f, ref);
         bl_free(ref);
@@ -196,7 +176,7 @@ static void test_fpp(void **state)
     for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
         /* The kernels set identical bits (test_growth_no_false_negatives, test_kernels), so the
          * rate is measured once, on the cheapest kernel to emulate. */
-        bl_filter *f = make_scalable(cases[c].n0, cases[c].p, cases[c].g, cases[c].r, 0, "scalar");
+        bl_filter *f = tu_create_scalable(cases[c].n0, cases[c].p, cases[c].g, cases[c].r, 0, "scalar");
         const uint64_t n = cases[c].n0 * cases[c].fill;
         for (uint64_t done = 0; done < n;) {
             const size_t m = n - done < Q ? (size_t)(n - done) : Q;
@@ -352,8 +332,8 @@ static void test_union(void **state)
         ka[i] = tu_next(&s);
     for (size_t i = 0; i < NB; i++)
         kb[i] = tu_next(&s);
-    bl_filter *a = make_scalable(1000, 0.01, 2, 0.5, 3, NULL);
-    bl_filter *b = make_scalable(1000, 0.01, 2, 0.5, 3, NULL);
+    bl_filter *a = tu_create_scalable(1000, 0.01, 2, 0.5, 3, NULL);
+    bl_filter *b = tu_create_scalable(1000, 0.01, 2, 0.5, 3, NULL);
     assert_int_equal(bl_add_u64_batch(a, ka, NA), BL_OK);
     assert_int_equal(bl_add_u64_batch(b, kb, NB), BL_OK);
     assert_true(bl_same_identity(a, b));
@@ -374,11 +354,11 @@ static void test_union(void **state)
     assert_int_equal(bl_contains_u64_batch(b, ka, NA, NULL), NA);
     assert_int_equal(bl_contains_u64_batch(b, kb, NB, NULL), NB);
     /* Different parameters do not mix. */
-    bl_filter *c = make_scalable(1000, 0.01, 2, 0.5, 4, NULL);
-    bl_filter *d = make_scalable(1000, 0.01, 3, 0.5, 3, NULL);
-    bl_filter *e = make_scalable(1000, 0.02, 2, 0.5, 3, NULL);
-    bl_filter *g = make_scalable(2000, 0.01, 2, 0.5, 3, NULL);
-    bl_filter *h = make_scalable(1000, 0.01, 2, 0.6, 3, NULL);
+    bl_filter *c = tu_create_scalable(1000, 0.01, 2, 0.5, 4, NULL);
+    bl_filter *d = tu_create_scalable(1000, 0.01, 3, 0.5, 3, NULL);
+    bl_filter *e = tu_create_scalable(1000, 0.02, 2, 0.5, 3, NULL);
+    bl_filter *g = tu_create_scalable(2000, 0.01, 2, 0.5, 3, NULL);
+    bl_filter *h = tu_create_scalable(1000, 0.01, 2, 0.6, 3, NULL);
     bl_filter *blk = tu_create(BL_LAYOUT_BLOCKED, 1000, 0.01, NULL);
     bl_filter *others[] = {c, d, e, g, h, blk};
     for (size_t i = 0; i < BL_ARRAY_LEN(others); i++) {
@@ -403,7 +383,7 @@ static void test_repeats_not_taken(void **state)
     static uint64_t keys[N];
     for (size_t i = 0; i < N; i++)
         keys[i] = tu_next(&s);
-    bl_filter *f = make_scalable(N, 0.01, 2, 0.5, 1, NULL);
+    bl_filter *f = tu_create_scalable(N, 0.01, 2, 0.5, 1, NULL);
     bl_info once, twice;
     assert_int_equal(bl_add_u64_batch(f, keys, N), BL_OK);
     assert_int_equal(bl_get_info(f, &once), BL_OK);
@@ -446,7 +426,7 @@ static void test_repeats_any_batching(void **state)
         stream[i] = stream[j];
         stream[j] = t;
     }
-    bl_filter *ref = make_scalable(200, 0.01, 2, 0.5, 5, "scalar");
+    bl_filter *ref = tu_create_scalable(200, 0.01, 2, 0.5, 5, "scalar");
     static uint64_t h[D * MAXREP];
     assert_int_equal(bl_hash_u64_batch(ref, stream, n, h), BL_OK);
     const uint64_t taken = take_one_by_one(ref, h, n);
@@ -464,7 +444,7 @@ static void test_repeats_any_batching(void **state)
     const size_t batches[] = {1, 7, 1000, 4096, D * MAXREP};
     for (size_t ki = 0; ki < nk; ki++) {
         for (size_t b = 0; b < BL_ARRAY_LEN(batches); b++) {
-            bl_filter *f = make_scalable(200, 0.01, 2, 0.5, 5, kernels[ki]);
+            bl_filter *f = tu_create_scalable(200, 0.01, 2, 0.5, 5, kernels[ki]);
             for (size_t off = 0; off < n; off += batches[b]) {
                 const size_t m = n - off < batches[b] ? n - off : batches[b];
                 assert_int_equal(bl_add_u64_batch(f, stream + off, m), BL_OK);
@@ -486,7 +466,7 @@ static void test_clone_clear(void **state)
     static uint64_t k[N];
     for (size_t i = 0; i < N; i++)
         k[i] = tu_next(&s);
-    bl_filter *f = make_scalable(700, 0.01, 2, 0.5, 9, "scalar"), *c = NULL;
+    bl_filter *f = tu_create_scalable(700, 0.01, 2, 0.5, 9, "scalar"), *c = NULL;
     assert_int_equal(bl_add_u64_batch(f, k, N / 2), BL_OK);
     assert_int_equal(bl_clone(&c, f), BL_OK);
     assert_true(bl_same_identity(f, c));
@@ -496,7 +476,7 @@ static void test_clone_clear(void **state)
     assert_int_equal(bl_get_info(f, &fi), BL_OK);
     assert_int_equal(bl_get_info(c, &ci), BL_OK);
     assert_true(ci.stages > fi.stages);
-    bl_filter *ref = make_scalable(700, 0.01, 2, 0.5, 9, "scalar");
+    bl_filter *ref = tu_create_scalable(700, 0.01, 2, 0.5, 9, "scalar");
     uint64_t h[N / 2];
     assert_int_equal(bl_hash_u64_batch(f, k, N / 2, h), BL_OK);
     assert_int_equal(fi.keys_added, take_one_by_one(ref, h, N / 2));
@@ -508,7 +488,7 @@ static void test_clone_clear(void **state)
     assert_true(ci.fill_ratio == 0);
     /* cleared, the chain is the one bl_create made: its first stage alone */
     assert_int_equal(ci.stages, 1);
-    bl_filter *fresh = make_scalable(700, 0.01, 2, 0.5, 9, "scalar");
+    bl_filter *fresh = tu_create_scalable(700, 0.01, 2, 0.5, 9, "scalar");
     assert_same_bytes(c, fresh);
     bl_free(fresh);
     assert_int_equal(bl_contains_u64_batch(c, k, N, NULL), 0);
@@ -528,7 +508,7 @@ static void test_rebuilt_from_fields(void **state)
     static uint64_t k[N];
     for (size_t i = 0; i < N; i++)
         k[i] = tu_next(&s);
-    bl_filter *f = make_scalable(900, 0.02, 2.5, 0.6, 77, NULL);
+    bl_filter *f = tu_create_scalable(900, 0.02, 2.5, 0.6, 77, NULL);
     assert_int_equal(bl_add_u64_batch(f, k, N / 4), BL_OK);
     bl_filter *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -584,7 +564,7 @@ static void test_file_roundtrip(void **state)
     static uint8_t r1[Q], r2[Q];
     for (size_t i = 0; i < Q; i++)
         keys[i] = tu_next(&s);
-    bl_filter *f = make_scalable(1000, 0.01, 2, 0.5, tu_next(&s), NULL), *g = NULL, *m = NULL;
+    bl_filter *f = tu_create_scalable(1000, 0.01, 2, 0.5, tu_next(&s), NULL), *g = NULL, *m = NULL;
     assert_int_equal(bl_add_u64_batch(f, keys, N / 2), BL_OK);
     assert_int_equal(bl_save(f, path), BL_OK);
     assert_int_equal(bl_load(&g, path), BL_OK);
@@ -629,7 +609,7 @@ static void test_file_roundtrip(void **state)
     bl_free(c);
     bl_free(m);
     /* Serialized buffers: every single corrupt byte of a small chain is rejected. */
-    bl_filter *small = make_scalable(20, 0.05, 2, 0.5, 1, NULL);
+    bl_filter *small = tu_create_scalable(20, 0.05, 2, 0.5, 1, NULL);
     assert_int_equal(bl_add_u64_batch(small, keys, 100), BL_OK);
     size_t len = 0, written = 0;
     assert_int_equal(bl_serialized_size(small, &len), BL_OK);
@@ -684,7 +664,7 @@ static void test_written_chains_load(void **state)
         for (size_t b = 0; b < BL_ARRAY_LEN(ps); b++)
             for (size_t c = 0; c < BL_ARRAY_LEN(gs); c++)
                 for (size_t d = 0; d < BL_ARRAY_LEN(rs); d++) {
-                    bl_filter *f = make_scalable(n0s[a], ps[b], gs[c], rs[d], a + b, NULL);
+                    bl_filter *f = tu_create_scalable(n0s[a], ps[b], gs[c], rs[d], a + b, NULL);
                     bl_filter *big = NULL;
                     while (f->nstages < 5)
                         assert_int_equal(bl_add_u64(f, key++), BL_OK);

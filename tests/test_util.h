@@ -73,6 +73,19 @@ static inline size_t tu_kernels(const char **out, size_t cap)
     return n;
 }
 
+/* bl_create, failing the test with the parameters if it fails. */
+static inline bl_filter *tu_create_params(const bl_params *p)
+{
+    bl_filter *f = NULL;
+    bl_status st = bl_create(&f, p);
+    if (st != BL_OK)
+        fail_msg("bl_create(%s, n=%llu, p=%g, k=%u, seed=0x%llx, g=%g, r=%g, %s): %s",
+                 bl_layout_name(p->layout), (unsigned long long)p->expected_keys, p->fpp, p->k,
+                 (unsigned long long)p->seed, p->growth, p->tightening,
+                 p->kernel ? p->kernel : "auto", bl_strerror(st));
+    return f;
+}
+
 /* A filter sized for (n, fpp); k != 0 forces its number of hash functions. */
 static inline bl_filter *tu_create_k(bl_layout layout, uint64_t n, double fpp, unsigned k,
                                      const char *kernel)
@@ -84,17 +97,29 @@ static inline bl_filter *tu_create_k(bl_layout layout, uint64_t n, double fpp, u
     p.fpp = fpp;
     p.k = k;
     p.kernel = kernel;
-    bl_filter *f = NULL;
-    bl_status st = bl_create(&f, &p);
-    if (st != BL_OK)
-        fail_msg("bl_create(%s, n=%llu, p=%g, k=%u, %s): %s", bl_layout_name(layout),
-                 (unsigned long long)n, fpp, k, kernel ? kernel : "auto", bl_strerror(st));
-    return f;
+    return tu_create_params(&p);
 }
 
 static inline bl_filter *tu_create(bl_layout layout, uint64_t n, double fpp, const char *kernel)
 {
     return tu_create_k(layout, n, fpp, 0, kernel);
+}
+
+/* A scalable chain: first stage n0 keys at p, growth and tightening as given. */
+static inline bl_filter *tu_create_scalable(uint64_t n0, double p, double growth,
+                                            double tightening, uint64_t seed,
+                                            const char *kernel)
+{
+    bl_params prm;
+    bl_params_init(&prm);
+    prm.layout = BL_LAYOUT_SCALABLE;
+    prm.expected_keys = n0;
+    prm.fpp = p;
+    prm.growth = growth;
+    prm.tightening = tightening;
+    prm.seed = seed;
+    prm.kernel = kernel;
+    return tu_create_params(&prm);
 }
 
 /* One measurement of a sized filter's false-positive rate, against p + 3 standard errors. */
