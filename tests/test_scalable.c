@@ -176,7 +176,8 @@ static void test_fpp(void **state)
     for (size_t c = 0; c < BL_ARRAY_LEN(cases); c++) {
         /* The kernels set identical bits (test_growth_no_false_negatives, test_kernels), so the
          * rate is measured once, on the cheapest kernel to emulate. */
-        bl_filter *f = tu_create_scalable(cases[c].n0, cases[c].p, cases[c].g, cases[c].r, 0, "scalar");
+        bl_filter *f =
+            tu_create_scalable(cases[c].n0, cases[c].p, cases[c].g, cases[c].r, 0, "scalar");
         const uint64_t n = cases[c].n0 * cases[c].fill;
         for (uint64_t done = 0; done < n;) {
             const size_t m = n - done < Q ? (size_t)(n - done) : Q;
