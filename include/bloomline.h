@@ -193,8 +193,11 @@ BL_API bl_status bl_clear(bl_filter *filter);
  * false positive, which answers yes for good anyway): such keys change no bit and are not
  * counted, so a stream that repeats its keys fills stages with its distinct keys, not its
  * lines. Only the newest stage is asked (one line per add), so a key held by older stages
- * alone is taken once more by the newest: repeats cost at most one stage more than the same
- * keys once each. The chain is the same however the keys are split into calls. */
+ * alone is taken once more by the newest. A stage takes each key once at most, so the chain
+ * grows no further than its first stage that can hold all the distinct keys: with growth 2
+ * (the default) or more, one stage more than the same keys once each; nearer 1, more (growth
+ * 1.1: 26 stages where 8 hold the keys once each). The chain is the same however the keys are
+ * split into calls. */
 BL_API bl_status bl_add(bl_filter *filter, const void *key, size_t len);
 BL_API bl_status bl_add_u64(bl_filter *filter, uint64_t key);
 BL_API bl_status bl_add_hash(bl_filter *filter, uint64_t hash);

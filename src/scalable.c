@@ -272,11 +272,13 @@ static bl_status add_in_order(bl_filter *f, const uint64_t *h, size_t n, size_t 
  * not its lines (3M lines of 20000 distinct keys had grown a 2^20-key chain to two stages,
  * 5 MB, with an estimate of 40000 keys; the chain stays at its first stage now). Only the
  * newest stage is asked, so an add still touches one line: a key held by an older stage only
- * is taken again, once per stage at most, so repeats can cost at most one stage more than a
- * chain of distinct keys (asking every stage would read one line per stage per add: 2x the
- * time with 5 stages). A key passed over as a false positive answers yes for good all the
- * same: bits are never cleared while the chain lives. Keys are taken in order, one at a time,
- * so the chain is the same however they are split into calls. */
+ * is taken again, once per stage at most (asking every stage would read one line per stage per
+ * add: 2x the time with 5 stages). A stage whose capacity holds every distinct key is never
+ * left, so repeats grow the chain to that stage at most: with growth >= 2 one past the stages
+ * the keys fill once each (n0 g^S >= n0 (g^S - 1) / (g - 1)), further nearer 1 (growth 1.1: 26
+ * stages against 8, test_repeats_stage_bound). A key passed over as a false positive answers
+ * yes for good all the same: bits are never cleared while the chain lives. Keys are taken in
+ * order, one at a time, so the chain is the same however they are split into calls. */
 bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail)
 {
     if (f->nstages == 0) {
