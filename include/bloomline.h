@@ -135,7 +135,10 @@ typedef struct bl_params {
                                 counted are BL_E_INVALID. A chain grows until its next stage is
                                 too large (BL_E_TOO_LARGE) or cannot be allocated (BL_E_NOMEM):
                                 a batched add that stops so has added the keys before the one
-                                that needed the new stage (keys_added tells how many). */
+                                that needed the new stage. keys_added counts only the keys the
+                                stages took (see bl_add), so it tells where only in a batch of
+                                keys new to the chain; adding the batch again is safe, as the
+                                newest stage passes over the keys it holds. */
 } bl_params;
 
 /* Fill params with the defaults: blocked, p = 0.01, seed 0, automatic kernel. */

@@ -191,8 +191,8 @@ static size_t stage_add(bl_filter *f, const uint64_t *h, size_t n, size_t avail,
     bl_status *st = ctx;
     /* Only a scalable chain fails here, when it cannot grow. The batch stops at that key, as
      * bl_params.growth promises (a later chunk's retry might grow, memory freed meanwhile, and
-     * add keys past the gap, and keys_added would no longer tell where it stopped), and the
-     * rest of the batch is not hashed for nothing. */
+     * add keys past the gap: the keys after a failure would be in the chain and the one before
+     * them not), and the rest of the batch is not hashed for nothing. */
     const bl_status s = bl_add_hashes_uncounted(f, h, n, avail);
     if (s != BL_OK) {
         *st = s;

@@ -323,6 +323,45 @@ static void test_invalid(void **state)
 }
 
 /* Union stage by stage (src's extra stages copied); intersection is refused. */
+/* A batched add that stops where the chain cannot grow has added the keys before that one.
+ * keys_added counts the keys taken, so a batch that holds keys the chain has does not show
+ * there where it stopped (bl_params.growth said "keys_added tells how many": 1 here, of the 3
+ * keys added); adding it again changes nothing. */
+static void test_stop_with_repeats(void **state)
+{
+    (void)state;
+    bl_params p;
+    bl_params_init(&p);
+    p.layout = BL_LAYOUT_SCALABLE;
+    p.expected_keys = 4;
+    p.tightening = 1e-18; /* capacities 4 and 8, then no stage can be sized (test_invalid) */
+    bl_filter *f = NULL;
+    assert_int_equal(bl_create(&f, &p), BL_OK);
+    const uint64_t keys[11] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    assert_int_equal(bl_add_u64_batch(f, keys, 11), BL_OK);
+    bl_info before, after;
+    assert_int_equal(bl_get_info(f, &before), BL_OK);
+    /* 5 and 6 held, 12 takes the last place, 13 needs the stage that cannot be made */
+    const uint64_t batch[5] = {5, 6, 12, 13, 14};
+    assert_int_equal(bl_add_u64_batch(f, batch, 5), BL_E_TOO_LARGE);
+    assert_int_equal(bl_get_info(f, &after), BL_OK);
+    assert_int_equal(after.keys_added - before.keys_added, 1);
+    assert_int_equal(after.stages, 2);
+    uint8_t res[5];
+    assert_int_equal(bl_contains_u64_batch(f, batch, 5, res), 3);
+    /* 13 and 14 absent: not taken (stage 1 is at rate 1e-20), nor false positives of stage 0 (a
+     * fixed outcome: the keys and the seed are) */
+    assert_memory_equal(res, ((const uint8_t[5]){1, 1, 1, 0, 0}), 5);
+    size_t len;
+    uint8_t *bytes = serialized(f, &len);
+    assert_int_equal(bl_add_u64_batch(f, batch, 5), BL_E_TOO_LARGE);
+    uint8_t *again = serialized(f, &len);
+    assert_memory_equal(again, bytes, len);
+    free(bytes);
+    free(again);
+    bl_free(f);
+}
+
 static void test_union(void **state)
 {
     (void)state;
@@ -733,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_growth_no_false_negatives),
         cmocka_unit_test(test_fpp),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_stop_with_repeats),
         cmocka_unit_test(test_union),
         cmocka_unit_test(test_repeats_not_taken),
         cmocka_unit_test(test_repeats_any_batching),
