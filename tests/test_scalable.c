@@ -536,6 +536,62 @@ static void test_repeats_stage_bound(void **state)
     }
 }
 
+/* A chain whose newest stage is at its capacity: filled exactly, or past it by a union. */
+static bl_filter *full_chain(uint64_t n0, const uint64_t *keys, bool by_union, const char *kernel)
+{
+    bl_filter *f = make_scalable(n0, 0.01, 2, 0.5, 21, kernel);
+    if (by_union) { /* two of n0 - 1 keys: stage 0 counts 2 n0 - 2 */
+        bl_filter *g = make_scalable(n0, 0.01, 2, 0.5, 21, kernel);
+        assert_int_equal(bl_add_u64_batch(f, keys, n0 - 1), BL_OK);
+        assert_int_equal(bl_add_u64_batch(g, keys, n0 - 1), BL_OK);
+        assert_int_equal(bl_union(f, g), BL_OK);
+        bl_free(g);
+    } else { /* keys until the count reaches the capacity (keys holds 2 n0) */
+        for (size_t i = 0; f->stages[0]->keys_added < n0 && i < 2 * n0; i++)
+            assert_int_equal(bl_add_u64(f, keys[i]), BL_OK);
+    }
+    assert_int_equal(f->nstages, 1);
+    assert_true(f->stages[0]->keys_added >= n0);
+    return f;
+}
+
+/* A full newest stage passes over the keys it holds, and the first it lacks opens the next
+ * stage: long runs of held keys (past the pipeline's chunks) with the new key first, inside, at
+ * the edges of chunks, or absent, on every kernel, against the rule applied one key at a time. */
+static void test_full_stage_passes_over(void **state)
+{
+    (void)state;
+    enum { N0 = 2000, RUN = 5000 };
+    static uint64_t held[2 * N0], stream[RUN], h[RUN];
+    const char *kernels[MAX_KERNELS];
+    const size_t nk = tu_kernels(kernels, MAX_KERNELS);
+    const size_t at[] = {0, 1, 255, 256, 1023, 1024, 1025, RUN - 1, RUN};
+    uint64_t s = tu_seed("scalable full stage");
+    for (int by_union = 0; by_union < 2; by_union++) {
+        for (size_t a = 0; a < BL_ARRAY_LEN(at); a++) {
+            const uint64_t fresh = tu_next(&s);
+            for (size_t i = 0; i < 2 * N0; i++) /* a few more than N0: some are passed over */
+                held[i] = tu_next(&s);
+            for (size_t i = 0, j = 0; i < RUN; i++) /* held keys, the new one at at[a] */
+                stream[i] = i == at[a] ? fresh : held[j++ % (N0 / 2)];
+            bl_filter *ref = full_chain(N0, held, by_union, "scalar");
+            const bool lacked = !bl_contains_u64(ref, fresh); /* not a false positive */
+            assert_int_equal(bl_hash_u64_batch(ref, stream, RUN, h), BL_OK);
+            take_one_by_one(ref, h, RUN);
+            /* the new key opens stage 1 (held keys after it are taken there once more) */
+            assert_int_equal(ref->nstages, at[a] < RUN && lacked ? 2 : 1);
+            for (size_t ki = 0; ki < nk; ki++) {
+                bl_filter *f = full_chain(N0, held, by_union, kernels[ki]);
+                assert_int_equal(bl_add_u64_batch(f, stream, RUN), BL_OK);
+                assert_same_bytes(f, ref);
+                assert_int_equal(bl_contains_u64_batch(f, stream, RUN, NULL), RUN);
+                bl_free(f);
+            }
+            bl_free(ref);
+        }
+    }
+}
+
 static void test_clone_clear(void **state)
 {
     (void)state;
@@ -777,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_repeats_not_taken),
         cmocka_unit_test(test_repeats_any_batching),
         cmocka_unit_test(test_repeats_stage_bound),
+        cmocka_unit_test(test_full_stage_passes_over),
         cmocka_unit_test(test_clone_clear),
         cmocka_unit_test(test_rebuilt_from_fields),
         cmocka_unit_test(test_file_roundtrip),
