@@ -514,8 +514,8 @@ static void test_repeats_stage_bound(void **state)
         keys[i] = i * UINT64_C(0x9E3779B97F4A7C15) + 1;
     const double gs[] = {2, 1.5, 1.1};
     for (size_t g = 0; g < BL_ARRAY_LEN(gs); g++) {
-        bl_filter *once = make_scalable(N0, 0.01, gs[g], 0.5, 3, NULL);
-        bl_filter *rep = make_scalable(N0, 0.01, gs[g], 0.5, 3, NULL);
+        bl_filter *once = tu_create_scalable(N0, 0.01, gs[g], 0.5, 3, NULL);
+        bl_filter *rep = tu_create_scalable(N0, 0.01, gs[g], 0.5, 3, NULL);
         assert_int_equal(bl_add_u64_batch(once, keys, D), BL_OK);
         for (int r = 0; r < PASSES; r++)
             assert_int_equal(bl_add_u64_batch(rep, keys, D), BL_OK);
@@ -539,9 +539,9 @@ static void test_repeats_stage_bound(void **state)
 /* A chain whose newest stage is at its capacity: filled exactly, or past it by a union. */
 static bl_filter *full_chain(uint64_t n0, const uint64_t *keys, bool by_union, const char *kernel)
 {
-    bl_filter *f = make_scalable(n0, 0.01, 2, 0.5, 21, kernel);
+    bl_filter *f = tu_create_scalable(n0, 0.01, 2, 0.5, 21, kernel);
     if (by_union) { /* two of n0 - 1 keys: stage 0 counts 2 n0 - 2 */
-        bl_filter *g = make_scalable(n0, 0.01, 2, 0.5, 21, kernel);
+        bl_filter *g = tu_create_scalable(n0, 0.01, 2, 0.5, 21, kernel);
         assert_int_equal(bl_add_u64_batch(f, keys, n0 - 1), BL_OK);
         assert_int_equal(bl_add_u64_batch(g, keys, n0 - 1), BL_OK);
         assert_int_equal(bl_union(f, g), BL_OK);
