@@ -143,6 +143,9 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
     if (estimate_is_floor(in, f))
         printf("estimated keys:      at least %.0f (%s: any more keys fit)\n",
                in->estimated_keys, in->fill_ratio >= 1 ? "full, every bit set" : "a stage is full");
+    else if (in->stages > 1) /* bl_info: the stages' estimates summed */
+        printf("estimated keys:      %.0f (from the stages' fill ratios; a key that two stages "
+               "hold counts in each)\n", in->estimated_keys);
     else
         printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
     printf("expected rate now:   %.4g\n", in->current_fpp);

@@ -251,6 +251,8 @@ expect_status "repeated stream: info" 0 "$B" info rep.blf
 check "repeated stream: two stages" grep -q "^stages: *2$" out
 # 2000 keys in stage 0, 1000 in stage 1, then 1-2000 once more in the newest stage, no more
 check "repeated stream: keys taken once per stage" grep -q "^keys added: *5000$" out
+check "repeated stream: the estimate says keys count once per stage" \
+    grep -q "^estimated keys: *[0-9]* (from the stages' fill ratios; a key that two stages" out
 rm -f rep.blf
 expect_error "stdin without -n for sbbf" "give -n N" sh -c "cat pos.txt | '$B' build -l sbbf -o x.blf"
 expect_error "stdin without -n with -b" "need a fixed-size filter" sh -c "cat pos.txt | '$B' build -b 10 -o x.blf"
