@@ -245,11 +245,16 @@ int cli_common_finish(cli_common *cm)
         cli_usage_error("-d needs -f (the field to take the key from)");
         return -1;
     }
-    /* A NUL-ended record holds no NUL: the delimiter would never split one (-f 1 the whole
-     * record, any other field empty), which is never what was meant. */
+    /* A record holds no terminator: a delimiter equal to it would never split one (-f 1 the
+     * whole record, any other field empty), which is never what was meant. */
     if (cm->eol == '\0' && cm->delim_set && cm->field.delim == '\0') {
         cli_usage_error("-d '\\0' with -z: records end at NUL bytes, so none can hold a NUL "
                         "delimiter");
+        return -1;
+    }
+    if (cm->eol == '\n' && cm->delim_set && cm->field.delim == '\n') {
+        cli_usage_error("-d '\\x0a': lines end at newlines, so none can hold a newline "
+                        "delimiter (with -z, records end at NUL bytes instead)");
         return -1;
     }
     if (cm->threads == 0)

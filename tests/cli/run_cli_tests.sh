@@ -575,6 +575,14 @@ expect_error "-z -d '\\0' (query)" "-d '.0' with -z: records end at NUL bytes" \
     "$B" query -z -f 2 -d '\0' zk.blf zk.z
 expect_error "-z -d '\\x00' (build)" "-d '.0' with -z" "$B" build -z -f 1 -d '\x00' -o x.blf zk.z
 check "-z -d '\\0': no filter" test ! -e x.blf
+# and a newline delimiter without -z, which no line holds either
+expect_error "-d '\\x0a' (build)" "lines end at newlines" "$B" build -f 2 -d '\x0a' -o x.blf pos.txt
+check "-d '\\x0a': no filter" test ! -e x.blf
+# with -z a newline is an ordinary byte, so it may split a record: field 2 of "one\ntwo" is two
+printf 'two\n' > zt.txt
+"$B" build -o zt.blf zt.txt
+expect_status "-z -d '\\x0a' splits records at newlines" 0 "$B" query -z -f 2 -d '\x0a' zt.blf zk.z
+check "-z -d '\\x0a': the record whose second field is two" cmp -s out <(printf 'one\ntwo\000')
 # add and remove: the same filters as from the lines
 tr '\n' '\0' < part1.txt > part1.z
 tr '\n' '\0' < part2.txt > part2.z
