@@ -133,7 +133,7 @@ bl_status bl_filter_new(bl_filter **out, bl_layout layout, uint64_t nblocks, uns
     f->nblocks = nblocks;
     f->nbits = nblocks * block_bytes * 8;
     f->keys_known = true;
-    f->kern = kern;
+    bl_filter_set_kernel(f, kern);
     bl_status st = bl_payload_alloc(f, (size_t)(nblocks * block_bytes));
     if (st != BL_OK) {
         free(f);

@@ -446,7 +446,7 @@ bl_status bl_format_build(const bl_format_header *h, const uint8_t *table, uint8
         f->hash = h->hash;
         f->k = h->k;
         bl_filter_set_seed(f, h->seed);
-        f->kern = kern;
+        bl_filter_set_kernel(f, kern);
         f->keys_added = h->keys_added;
         f->keys_known = h->keys_known;
         f->design_keys = h->design_keys;

@@ -122,24 +122,28 @@ bool bl_contains(const bl_filter *filter, const void *key, size_t len)
     return test_hash(filter, bl_hash(filter, key, len));
 }
 
-/* Every layout but the native one; kept out of line so that bl_contains_u64's blocked path is
- * a leaf ending in a tail call (no stack frame for the &key the classic path takes). */
-static __attribute__((noinline)) bool contains_u64_other(const bl_filter *filter, uint64_t key)
+/* Every layout but the native one. */
+static bool contains_u64_other(const bl_filter *filter, uint64_t key)
 {
-    if (filter == NULL)
-        return false;
     if (filter->layout == BL_LAYOUT_CLASSIC)
         return bl_contains(filter, &key, sizeof key);
     return test_hash(filter, bl_hash_u64(filter, key));
 }
 
+void bl_filter_set_kernel(bl_filter *f, const struct bl_kernels *kern)
+{
+    f->kern = kern;
+    /* a blocked filter's k is 1..16 (bl_filter_new checks it) */
+    f->contains_u64 = f->layout == BL_LAYOUT_BLOCKED ? kern->blocked_contains_u64_by_k[f->k]
+                                                     : contains_u64_other;
+}
+
 bool bl_contains_u64(const bl_filter *filter, uint64_t key)
 {
-    /* The native layout's single-key query is the embedders' hot path: one kernel call that hashes
-     * (seed pre-folded) and probes with SIMD (3.1 vs 7.7 ns/key at 2^16 for hash-then-scalar). */
-    if (filter != NULL && filter->layout == BL_LAYOUT_BLOCKED)
-        return filter->kern->blocked_contains_u64(filter, key);
-    return contains_u64_other(filter, key);
+    /* The native layout's single-key query is the embedders' hot path: one call that hashes
+     * (seed pre-folded) and probes with SIMD (3.1 vs 7.7 ns/key at 2^16 for hash-then-scalar),
+     * chosen with the kernel for the filter's layout and k. */
+    return filter != NULL && filter->contains_u64(filter, key);
 }
 
 bool bl_contains_hash(const bl_filter *filter, uint64_t hash)

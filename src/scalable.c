@@ -166,7 +166,7 @@ bl_status bl_scalable_create(bl_filter **out, const bl_params *p, const struct b
     f->hash = bl_layout_hash(BL_LAYOUT_SCALABLE);
     bl_filter_set_seed(f, p->seed);
     f->flags = p->flags;
-    f->kern = kern;
+    bl_filter_set_kernel(f, kern);
     f->keys_known = true;
     f->design_keys = p->expected_keys ? p->expected_keys : BL_SCALABLE_DEFAULT_KEYS;
     f->design_fpp = p->fpp;

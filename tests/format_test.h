@@ -80,7 +80,7 @@ static inline bl_status ft_manual_scalable(bl_filter **out, size_t nstages, cons
     f->hash = BL_HASH_XXH3;
     f->k = ks[0];
     bl_filter_set_seed(f, seed);
-    f->kern = kern;
+    bl_filter_set_kernel(f, kern);
     f->keys_known = true;
     f->growth = growth;
     f->tightening = tightening;

@@ -423,7 +423,7 @@ static void huge_check_kernel(huge_run *r, const char *name, uint8_t blocked[][B
     const struct bl_kernels *kern;
     assert_int_equal(bl_kernel_resolve(name, &kern), BL_OK);
     static uint8_t got[2 * N];
-    bl_filter keyed; /* what blocked_contains_u64 reads of a filter */
+    bl_filter keyed; /* what blocked_contains_u64_by_k reads of a filter */
     memset(&keyed, 0, sizeof keyed);
     keyed.data = r->data;
     keyed.nblocks = r->nlines;
@@ -438,7 +438,7 @@ static void huge_check_kernel(huge_run *r, const char *name, uint8_t blocked[][B
     for (size_t i = 0; i < 2 * N; i++) {
         if (got[i] != want[i] ||
             kern->blocked_contains(r->data, r->nlines, r->k, r->h[i]) != want[i] ||
-            kern->blocked_contains_u64(&keyed, ks.u64[i]) != want[i])
+            kern->blocked_contains_u64_by_k[r->k](&keyed, ks.u64[i]) != want[i])
             fail_msg("%s k=%u, %llu lines: key %zu answers differently from the spec", name, r->k,
                      (unsigned long long)r->nlines, i);
     }

@@ -649,7 +649,7 @@ static void test_rebuilt_from_fields(void **state)
     r->layout = f->layout;
     r->hash = f->hash;
     bl_filter_set_seed(r, f->seed); /* keys are hashed with the top-level seed */
-    r->kern = f->kern;
+    bl_filter_set_kernel(r, f->kern);
     r->growth = f->growth;
     r->tightening = f->tightening;
     r->design_keys = f->design_keys;

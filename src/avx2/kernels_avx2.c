@@ -148,7 +148,7 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
 }
 
 /* One key: the batched loop's body without the window (two dependent loads at most). */
-static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+BL_INLINE bool blocked_probe_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     const uint8_t *line = BL_LINE_AT(data, nlines, h);
     if (k <= 8)
@@ -156,10 +156,12 @@ static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned
     return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), true);
 }
 
-static bool blocked_contains_u64_avx2(const bl_filter *f, uint64_t key)
+static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    return blocked_contains_avx2(f->data, f->nblocks, f->k, bl_xxh3_u64_flipped(key, f->xxh3_flip));
+    return blocked_probe_one(data, nlines, k, h);
 }
+
+BL_CONTAINS_U64_BY_K(static, blocked_contains_u64_avx2, blocked_probe_one);
 
 /* Adds: the key's bits (probe lanes) moved to their words, word w taking the bit of the probe
  * with offset w - r (two unaligned loads from the doubled inverse table; a zero lane where no
@@ -281,7 +283,7 @@ const struct bl_kernels bl_kernels_avx2 = {
     .blocked_add = bl_blocked_add_avx2,
     .blocked_test = bl_blocked_test_avx2,
     .blocked_contains = blocked_contains_avx2,
-    .blocked_contains_u64 = blocked_contains_u64_avx2,
+    .blocked_contains_u64_by_k = blocked_contains_u64_avx2,
     .blocked_add_one = blocked_add_one_avx2,
     .blocked_add_new = blocked_add_new_avx2,
     .sbbf_add = bl_sbbf_add_avx2,

