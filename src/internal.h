@@ -27,7 +27,23 @@
 /* How many keys ahead the batched pipelines prefetch. ~64 lines in flight covers DRAM latency
  * on the machines measured (docs/BENCHMARKS.md); the probe loop is short, so more does not help. */
 #define BL_PREFETCH_DISTANCE 64u
-/* Keys hashed per pipeline step; the hash buffer holds CHUNK + DISTANCE hashes on the stack.
+/* The AVX2 and AVX-512 windows (bl_window) look twice as far ahead on filters of more than 4 and
+ * at most 32 MiB: past L2, within a last-level cache (32 MiB per Zen 4 or Zen 5 complex), which
+ * serves more misses at once than DRAM. The rolling probe over 20 MiB read 2.20 against 2.58
+ * ns/key with 128 lines in flight on a Zen 5 and 4.39 against 4.56 on the Xeon of the recorded
+ * run (equal on a Zen 4); at 160 MiB 128 was 3-7% slower, at 1.25 MiB 5% slower on the Zen 5.
+ * The 2^24-key batched query on the Zen 5, alternated with 64: 1.14-1.20x of the paired probe
+ * -> 1.03-1.13x on a quiet host, no difference on a busy one. */
+#define BL_DEEP_WINDOW 128u
+#define BL_DEEP_WINDOW_MIN_BYTES (UINT64_C(4) << 20)
+#define BL_DEEP_WINDOW_MAX_BYTES (UINT64_C(32) << 20)
+static inline size_t bl_window_depth(uint64_t nlines)
+{
+    const bool deep = nlines > BL_DEEP_WINDOW_MIN_BYTES / BL_LINE_BYTES &&
+                      nlines <= BL_DEEP_WINDOW_MAX_BYTES / BL_LINE_BYTES;
+    return deep ? BL_DEEP_WINDOW : BL_PREFETCH_DISTANCE;
+}
+/* Keys hashed per pipeline step; the hash buffer holds CHUNK + DEEP_WINDOW hashes on the stack.
  * 1024 rather than 256: each kernel call restarts its prefetch window, which cost ~8% in cache. */
 #define BL_PIPELINE_CHUNK 1024u
 /* Filters up to this size sit in L2 (2 MiB and more on current x86 cores). There the AVX-512

@@ -77,9 +77,9 @@ bl_status bl_add_hash_batch_part(bl_filter *filter, const uint64_t *hashes, size
         return BL_E_READ_ONLY;
     const uint64_t lo = part_start(filter->nblocks, part, parts);
     const uint64_t width = part_start(filter->nblocks, part + 1, parts) - lo;
-    /* The part's hashes are gathered into a buffer that keeps DISTANCE of them beyond each
-     * kernel call, as bl_pipeline does, so the prefetch window rolls on across calls. */
-    enum { CAP = BL_PIPELINE_CHUNK + BL_PREFETCH_DISTANCE };
+    /* The part's hashes are gathered into a buffer that keeps a window's depth of them beyond
+     * each kernel call, as bl_pipeline does, so the prefetch window rolls on across calls. */
+    enum { CAP = BL_PIPELINE_CHUNK + BL_DEEP_WINDOW };
     uint64_t buf[CAP];
     size_t filled = 0;
     uint64_t added = 0;
@@ -89,8 +89,8 @@ bl_status bl_add_hash_batch_part(bl_filter *filter, const uint64_t *hashes, size
         filled += unit_of(filter, h) - lo < width; /* unsigned: below lo wraps past width */
         if (filled == CAP) {
             st = bl_add_hashes_uncounted(filter, buf, BL_PIPELINE_CHUNK, CAP);
-            memmove(buf, buf + BL_PIPELINE_CHUNK, BL_PREFETCH_DISTANCE * sizeof *buf);
-            filled = BL_PREFETCH_DISTANCE;
+            memmove(buf, buf + BL_PIPELINE_CHUNK, BL_DEEP_WINDOW * sizeof *buf);
+            filled = BL_DEEP_WINDOW;
             added += BL_PIPELINE_CHUNK;
         }
     }

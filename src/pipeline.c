@@ -81,8 +81,9 @@ size_t bl_pipeline(bl_filter *f, const bl_keys *keys, size_t n, uint8_t *res, bl
         return got == BL_STAGE_STOP ? 0 : got;
     }
     /* buf holds hashes of keys [base, base + filled). Each step probes CHUNK of them while the
-     * kernel prefetches up to DISTANCE beyond, so the window never drains at chunk edges. */
-    enum { CAP = BL_PIPELINE_CHUNK + BL_PREFETCH_DISTANCE };
+     * kernel prefetches up to its window's depth beyond, so the window never drains at chunk
+     * edges. */
+    enum { CAP = BL_PIPELINE_CHUNK + BL_DEEP_WINDOW };
     uint64_t buf[CAP];
     size_t filled = n < CAP ? n : CAP;
     bl_hash_keys(f, keys, 0, filled, n, buf);

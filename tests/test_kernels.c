@@ -14,15 +14,19 @@
 #define NKEYS 3000u /* keys added per filter; as many fresh keys are queried besides */
 #define KEY_MAX_LEN 63u
 
-/* Batch sizes cycled through by the batched paths: around vector widths, the prefetch window
- * (64), the pipeline chunk (1024: the last key alone in a second step at +1) and the chunk plus
- * the window (the hash buffer; at +1 the second step hashes a single key), and beyond. The two
- * pipeline edges come first, so the adds (NKEYS keys) meet them too, not only the queries. */
+/* Batch sizes cycled through by the batched paths: around vector widths, the prefetch windows
+ * (64, and 128 on filters of 4-32 MiB), the pipeline chunk (1024: the last key alone in a second
+ * step at +1) and the chunk plus the deep window (the hash buffer; at +1 the second step hashes
+ * a single key), and beyond. The two pipeline edges come first, so the adds (NKEYS keys) meet
+ * them too, not only the queries. */
 #define CHUNK BL_PIPELINE_CHUNK
 #define WINDOW BL_PREFETCH_DISTANCE
-static const size_t batch_sizes[] = {CHUNK + 1, CHUNK + WINDOW + 1, 0, 1, 7, 8, 9, 15, 16, 17,
-                                     WINDOW - 1, WINDOW, WINDOW + 1, 255, 256, 257, CHUNK - 1,
-                                     CHUNK, CHUNK + WINDOW, 1500};
+#define DEEP BL_DEEP_WINDOW
+static const size_t batch_sizes[] = {CHUNK + 1,  CHUNK + DEEP + 1, 0,     1,         7,
+                                     8,          9,                15,    16,        17,
+                                     WINDOW - 1, WINDOW,           WINDOW + 1, DEEP - 1, DEEP,
+                                     DEEP + 1,   255,              256,   257,       CHUNK - 1,
+                                     CHUNK,      CHUNK + WINDOW,   CHUNK + DEEP, 1500};
 
 typedef enum kind { KIND_BYTES, KIND_U64, KIND_HASH } kind;
 static const char *const kind_names[] = {"bytes", "u64", "hash"};
@@ -203,8 +207,10 @@ static void test_blocked_identical(void **state)
     (void)state;
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++)
         check_geometry(BL_LAYOUT_BLOCKED, dense_lines(k), k, seed_state + k);
-    /* 1 line (everything collides), a few lines, ~64 KiB, and 4 MiB (beyond L2). */
-    static const uint64_t sizes[] = {1, 3, 1000, 65536};
+    /* 1 line (everything collides), a few lines, ~64 KiB, 4 MiB (beyond L2) and 8 MiB (the
+     * deep prefetch window). */
+    static const uint64_t sizes[] = {1, 3, 1000, 65536, 131072};
+    assert_true(bl_window_depth(131072) == BL_DEEP_WINDOW);
     for (size_t s = 0; s < BL_ARRAY_LEN(sizes); s++) {
         for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
             if (sizes[s] >= 65536 && k != 1 && k != 7 && k != 8 && k != 9 && k != 16)

@@ -18,17 +18,20 @@ size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *
 
 /* The rolling prefetch window of the blocked layout. A key's line address costs a 64x64->128
  * multiply; each is computed once, when the key enters the window (and its line is prefetched),
- * kept in a ring of BL_PREFETCH_DISTANCE slots, and reused when the key is probed. */
+ * kept in a ring of `depth` slots, and reused when the key is probed. The depth is
+ * BL_PREFETCH_DISTANCE, or BL_DEEP_WINDOW on filters that fit a last-level cache. */
 typedef struct bl_window {
-    const uint8_t *line[BL_PREFETCH_DISTANCE];
+    size_t depth; /* a power of two */
+    const uint8_t *line[BL_DEEP_WINDOW];
 } bl_window;
 
-/* Enter keys [0, min(D, avail)). `write`: prefetch with intent to modify (adds). */
+/* Enter keys [0, min(depth, avail)). `write`: prefetch with intent to modify (adds). */
 static inline __attribute__((always_inline)) void
 bl_window_start(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h,
                 size_t avail, bool write)
 {
-    const size_t m = avail < BL_PREFETCH_DISTANCE ? avail : BL_PREFETCH_DISTANCE;
+    w->depth = bl_window_depth(nlines);
+    const size_t m = avail < w->depth ? avail : w->depth;
     for (size_t i = 0; i < m; i++) {
         w->line[i] = BL_LINE_AT(data, nlines, h[i]);
         if (write)
@@ -43,12 +46,12 @@ static inline __attribute__((always_inline)) const uint8_t *
 bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h, size_t i,
                size_t avail, bool write)
 {
-    const size_t slot = i % BL_PREFETCH_DISTANCE;
+    const size_t slot = i & (w->depth - 1);
     const uint8_t *line = w->line[slot];
     /* Likely: Clang otherwise placed this block after the loop's end, entered and left by
      * jumps, which cost its add loop 1.88 against 1.45 ns/key at 2^16 (gcc lays it in line). */
-    if (__builtin_expect(i + BL_PREFETCH_DISTANCE < avail, 1)) {
-        const uint8_t *ahead = BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]);
+    if (__builtin_expect(i + w->depth < avail, 1)) {
+        const uint8_t *ahead = BL_LINE_AT(data, nlines, h[i + w->depth]);
         if (write)
             BL_PREFETCH_W(ahead);
         else
