@@ -66,6 +66,8 @@ uint32_t bl_cpu_features(void);
 struct bl_filter;
 /* A single-key uint64_t query: the key's hash and probe in one call. */
 typedef bool bl_contains_u64_fn(const struct bl_filter *f, uint64_t key);
+/* A single-key uint64_t add to a plain blocked filter: the key's hash and bits, not counted. */
+typedef void bl_add_u64_fn(struct bl_filter *f, uint64_t key);
 
 /* Probe kernels. `h` holds `avail` >= `n` hashes; the kernel works on the first n and may
  * prefetch the lines of the rest. `res` may be NULL. Everything is little-endian words. */
@@ -97,6 +99,7 @@ struct bl_kernels {
     bool (*blocked_contains)(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
     bl_contains_u64_fn *const *blocked_contains_u64_by_k; /* [k], k = 1..16: compiled for
                                                             * that k (BL_CONTAINS_U64_BY_K) */
+    bl_add_u64_fn *const *blocked_add_u64_by_k;            /* the same for adds */
     /* One key's add, no look-ahead (bl_add, bl_add_u64, bl_add_hash on a plain filter). */
     void (*blocked_add_one)(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
     /* Adds that count only keys new to their line (scalable stages): h[0, n) in order, each
@@ -115,6 +118,7 @@ extern const struct bl_kernels bl_kernels_scalar;
 /* The scalar single-key probes, also the NEON table's (one key leaves NEON nothing to batch). */
 bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 extern bl_contains_u64_fn *const bl_blocked_contains_u64_scalar[];
+extern bl_add_u64_fn *const bl_blocked_add_u64_scalar[];
 void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 size_t bl_blocked_add_new_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                  size_t n, size_t avail, uint64_t room, uint64_t *taken);
@@ -160,6 +164,8 @@ struct bl_filter {
     /* bl_contains_u64 for this layout, kernel and k: one indirect call from the public entry,
      * no test of the layout and none of k (set with kern by bl_filter_set_kernel) */
     bl_contains_u64_fn *contains_u64;
+    /* bl_add_u64 for a plain (not concurrent) blocked filter, NULL for others; set with kern */
+    bl_add_u64_fn *add_u64_plain;
     bl_storage storage;
     void *map_base; /* the whole mapping (anon or file) */
     size_t map_len;
@@ -360,38 +366,39 @@ static inline uint64_t bl_blocked_line_offset(uint64_t h, uint64_t nlines)
  * readers and writers: the line is const exactly when DATA is. */
 #define BL_LINE_AT(data, nlines, h) ((data) + bl_blocked_line_offset((h), (nlines)))
 
-/* NAME[BL_K_MAX_BLOCKED + 1]: a kernel's single-key uint64_t query compiled once for each k, so
- * that the query a filter calls (bl_filter_set_kernel) has no branch on k and its word offsets
- * and lane mask as constants. With bl_contains_u64 one indirect call to it (no layout test, no
- * kernel table): 3.27 -> 2.83 ns/key (AVX-512) and 3.20 -> 2.74 (AVX2) at 2^16 keys, k = 6, on
- * a Zen 5 (bench_filters, four runs alternated with the previous build). PROBE(data, nlines, k, h) is the kernel's test of one hash, an
- * inline function; STORAGE the table's (static, or empty for one other kernels share). */
+/* NAME[BL_K_MAX_BLOCKED + 1]: ONE(NAME, OP, K) made for each k = 1..16 (NAME_K), a table of them
+ * of type FN with STORAGE (static, or empty for a table other kernels share). */
+#define BL_BY_K(ONE, STORAGE, FN, NAME, OP)                                                        \
+    ONE(NAME, OP, 1) ONE(NAME, OP, 2) ONE(NAME, OP, 3) ONE(NAME, OP, 4) ONE(NAME, OP, 5)           \
+    ONE(NAME, OP, 6) ONE(NAME, OP, 7) ONE(NAME, OP, 8) ONE(NAME, OP, 9) ONE(NAME, OP, 10)          \
+    ONE(NAME, OP, 11) ONE(NAME, OP, 12) ONE(NAME, OP, 13) ONE(NAME, OP, 14) ONE(NAME, OP, 15)      \
+    ONE(NAME, OP, 16)                                                                              \
+    STORAGE FN *const NAME[BL_K_MAX_BLOCKED + 1] = {                                              \
+        NULL,       NAME##_1,  NAME##_2,  NAME##_3,  NAME##_4,  NAME##_5,                         \
+        NAME##_6,   NAME##_7,  NAME##_8,  NAME##_9,  NAME##_10, NAME##_11,                        \
+        NAME##_12,  NAME##_13, NAME##_14, NAME##_15, NAME##_16}
+
+/* A kernel's single-key uint64_t query compiled once for each k, so that the query a filter
+ * calls (bl_filter_set_kernel) has no branch on k and its word offsets and lane mask as
+ * constants. With bl_contains_u64 one indirect call to it (no layout test, no kernel table):
+ * 3.27 -> 2.83 ns/key (AVX-512) and 3.20 -> 2.74 (AVX2) at 2^16 keys, k = 6, on a Zen 5
+ * (bench_filters, four runs alternated with the previous build). PROBE(data, nlines, k, h) is
+ * the kernel's test of one hash, an inline function. */
 #define BL_CONTAINS_U64_ONE_K(NAME, PROBE, K)                                                      \
     static bool NAME##_##K(const struct bl_filter *f, uint64_t key)                              \
     {                                                                                              \
         return PROBE(f->data, f->nblocks, K, bl_xxh3_u64_flipped(key, f->xxh3_flip));             \
     }
 #define BL_CONTAINS_U64_BY_K(STORAGE, NAME, PROBE)                                                 \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 1)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 2)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 3)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 4)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 5)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 6)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 7)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 8)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 9)                                                          \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 10)                                                         \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 11)                                                         \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 12)                                                         \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 13)                                                         \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 14)                                                         \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 15)                                                         \
-    BL_CONTAINS_U64_ONE_K(NAME, PROBE, 16)                                                         \
-    STORAGE bl_contains_u64_fn *const NAME[BL_K_MAX_BLOCKED + 1] = {                              \
-        NULL,       NAME##_1,  NAME##_2,  NAME##_3,  NAME##_4,  NAME##_5,                         \
-        NAME##_6,   NAME##_7,  NAME##_8,  NAME##_9,  NAME##_10, NAME##_11,                        \
-        NAME##_12,  NAME##_13, NAME##_14, NAME##_15, NAME##_16}
+    BL_BY_K(BL_CONTAINS_U64_ONE_K, STORAGE, bl_contains_u64_fn, NAME, PROBE)
+/* The same for a plain blocked filter's single-key add (the key's bits ORed in, not counted):
+ * ADD(data, nlines, k, h) is the kernel's add of one hash. */
+#define BL_ADD_U64_ONE_K(NAME, ADD, K)                                                             \
+    static void NAME##_##K(struct bl_filter *f, uint64_t key)                                    \
+    {                                                                                              \
+        ADD(f->data, f->nblocks, K, bl_xxh3_u64_flipped(key, f->xxh3_flip));                      \
+    }
+#define BL_ADD_U64_BY_K(STORAGE, NAME, ADD) BL_BY_K(BL_ADD_U64_ONE_K, STORAGE, bl_add_u64_fn, NAME, ADD)
 /* Word and bit of probe i of k. */
 static inline uint32_t bl_blocked_word(uint64_t h, unsigned k, unsigned i)
 {

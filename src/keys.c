@@ -94,6 +94,12 @@ bl_status bl_add_u64(bl_filter *filter, uint64_t key)
 {
     if (filter == NULL)
         return BL_E_INVALID;
+    /* A plain blocked filter's add: one call compiled for its kernel and k, then the count. */
+    if (filter->add_u64_plain != NULL && writable(filter)) {
+        filter->add_u64_plain(filter, key);
+        filter->keys_added = bl_keys_sum(filter->keys_added, 1);
+        return BL_OK;
+    }
     if (filter->layout == BL_LAYOUT_CLASSIC)
         return bl_add(filter, &key, sizeof key);
     if (!writable(filter))
@@ -136,6 +142,8 @@ void bl_filter_set_kernel(bl_filter *f, const struct bl_kernels *kern)
     /* a blocked filter's k is 1..16 (bl_filter_new checks it) */
     f->contains_u64 = f->layout == BL_LAYOUT_BLOCKED ? kern->blocked_contains_u64_by_k[f->k]
                                                      : contains_u64_other;
+    const bool plain = f->layout == BL_LAYOUT_BLOCKED && !(f->flags & BL_FLAG_CONCURRENT);
+    f->add_u64_plain = plain ? kern->blocked_add_u64_by_k[f->k] : NULL;
 }
 
 bool bl_contains_u64(const bl_filter *filter, uint64_t key)

@@ -214,7 +214,7 @@ static size_t blocked_add_new_avx2(uint8_t *data, uint64_t nlines, unsigned k, c
     return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, true, true);
 }
 
-static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+BL_INLINE void blocked_or_key(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     uint8_t *line = (uint8_t *)(uintptr_t)BL_LINE_AT(data, nlines, h);
     const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
@@ -223,6 +223,13 @@ static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uin
     else
         line_or_key(line, h, g0, g1, true, bl_blocked_probe_of[k]);
 }
+
+static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    blocked_or_key(data, nlines, k, h);
+}
+
+BL_ADD_U64_BY_K(static, blocked_add_u64_avx2, blocked_or_key);
 
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
@@ -284,6 +291,7 @@ const struct bl_kernels bl_kernels_avx2 = {
     .blocked_test = bl_blocked_test_avx2,
     .blocked_contains = blocked_contains_avx2,
     .blocked_contains_u64_by_k = blocked_contains_u64_avx2,
+    .blocked_add_u64_by_k = blocked_add_u64_avx2,
     .blocked_add_one = blocked_add_one_avx2,
     .blocked_add_new = blocked_add_new_avx2,
     .sbbf_add = bl_sbbf_add_avx2,

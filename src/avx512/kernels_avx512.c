@@ -287,7 +287,7 @@ static size_t blocked_add_new_avx512(uint8_t *data, uint64_t nlines, unsigned k,
     return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, true);
 }
 
-static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+BL_INLINE void blocked_or_key(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     __m512i *v = (__m512i *)(uintptr_t)BL_LINE_AT(data, nlines, h);
     const __m512i mask =
@@ -295,6 +295,13 @@ static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, u
                          _mm512_load_si512(bl_blocked_probe_of[k]), h);
     _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), mask));
 }
+
+static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    blocked_or_key(data, nlines, k, h);
+}
+
+BL_ADD_U64_BY_K(static, blocked_add_u64_avx512, blocked_or_key);
 
 static size_t blocked_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
                                   const uint64_t *h, size_t n, size_t avail, uint8_t *res)
@@ -318,6 +325,7 @@ const struct bl_kernels bl_kernels_avx512 = {
     .blocked_test = blocked_test_avx512,
     .blocked_contains = blocked_contains_avx512,
     .blocked_contains_u64_by_k = blocked_contains_u64_avx512,
+    .blocked_add_u64_by_k = blocked_add_u64_avx512,
     .blocked_add_one = blocked_add_one_avx512,
     .blocked_add_new = blocked_add_new_avx512,
     .sbbf_add = bl_sbbf_add_avx2,

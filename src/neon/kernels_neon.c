@@ -175,6 +175,7 @@ const struct bl_kernels bl_kernels_neon = {
     .blocked_test = blocked_test_neon,
     .blocked_contains = bl_blocked_contains_scalar,
     .blocked_contains_u64_by_k = bl_blocked_contains_u64_scalar,
+    .blocked_add_u64_by_k = bl_blocked_add_u64_scalar,
     .blocked_add_one = bl_blocked_add_one_scalar,
     .blocked_add_new = bl_blocked_add_new_scalar, /* scalar stores, as blocked_add */
     .sbbf_add = sbbf_add_neon,
