@@ -207,10 +207,10 @@ static void test_blocked_identical(void **state)
     (void)state;
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++)
         check_geometry(BL_LAYOUT_BLOCKED, dense_lines(k), k, seed_state + k);
-    /* 1 line (everything collides), a few lines, ~64 KiB, 4 MiB (beyond L2) and 8 MiB (the
-     * deep prefetch window). */
-    static const uint64_t sizes[] = {1, 3, 1000, 65536, 131072};
-    assert_true(bl_window_depth(131072) == BL_DEEP_WINDOW);
+    /* 1 line (everything collides), a few lines, ~64 KiB, 4 MiB (beyond L2) and 6.1 MiB (the
+     * deep prefetch window; a line count no power of two, for the vector line offsets). */
+    static const uint64_t sizes[] = {1, 3, 1000, 65536, 100003};
+    assert_true(bl_window_depth(100003) == BL_DEEP_WINDOW);
     for (size_t s = 0; s < BL_ARRAY_LEN(sizes); s++) {
         for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
             if (sizes[s] >= 65536 && k != 1 && k != 7 && k != 8 && k != 9 && k != 16)
