@@ -127,8 +127,18 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
 {
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, false);
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t hits = 0, i = 0;
+    for (; bl_window_fits8(&win, nlines, i, n, avail); i += 8) {
+        const uint8_t *line[8];
+        bl_window_next8(&win, data, nlines, h, i, line);
+        for (unsigned j = 0; j < 8; j++) {
+            const int r = blocked_line_has(line[j], h[i + j], g0, g1, two);
+            hits += (size_t)r;
+            if (res)
+                res[i + j] = (uint8_t)r;
+        }
+    }
+    for (; i < n; i++) {
         const int r = blocked_line_has(bl_window_next(&win, data, nlines, h, i, avail, false), h[i],
                                        g0, g1, two);
         hits += (size_t)r;

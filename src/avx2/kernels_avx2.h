@@ -5,6 +5,8 @@
 
 #include "../internal.h"
 
+#include <immintrin.h>
+
 bool bl_null_keys_empty_avx2(const void *const *bytes, const size_t *lens, size_t n);
 void bl_hash_u64_xxh3_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
 void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out);
@@ -59,6 +61,49 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
         w->line[slot] = ahead;
     }
     return line;
+}
+
+/* The byte offsets of four keys' lines, mulhi64(h, nlines) * 64, for nlines < 2^32: with
+ * h = a 2^32 + b, floor(h n / 2^64) = floor((a n + floor(b n / 2^32)) / 2^32), and the sum fits
+ * in 64 bits. */
+static inline __attribute__((always_inline)) __m256i bl_line_offsets4(__m256i h, __m256i nlines)
+{
+    const __m256i lo = _mm256_mul_epu32(h, nlines);
+    const __m256i hi = _mm256_mul_epu32(_mm256_srli_epi64(h, 32), nlines);
+    const __m256i sum = _mm256_add_epi64(hi, _mm256_srli_epi64(lo, 32));
+    return _mm256_slli_epi64(_mm256_srli_epi64(sum, 32), 6);
+}
+
+/* Whether the window can move eight keys at once from key i (bl_window_next8). */
+static inline __attribute__((always_inline)) bool
+bl_window_fits8(const bl_window *w, uint64_t nlines, size_t i, size_t n, size_t avail)
+{
+    return nlines <= UINT32_MAX && i + 8 <= n && i + w->depth + 8 <= avail;
+}
+
+/* The window moved eight keys at a time (bl_window_fits8): the lines of keys i .. i + 7 out of
+ * their ring slots into `line`, and the lines of keys i + depth .. + 7 computed in two vectors,
+ * stored over those slots (the depth is a multiple of 8) and prefetched for reading. Eight `mul`s, shifts
+ * and adds become a few vector operations. Batched queries (AVX2 kernel) on a Zen 5, 6 runs
+ * alternated with the key-by-key window: 2^24 keys 1.78 -> 1.61x of the paired probe (hit),
+ * 2^20 2.58 -> 2.34x, 2^16 2.34 -> 2.17 ns/key, 2^27 no change. Adds keep the key-by-key
+ * window: this one made them slower (1.56 -> 1.65x of the read-modify-write probe at 2^24). */
+static inline __attribute__((always_inline)) void
+bl_window_next8(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h, size_t i,
+                const uint8_t *line[8])
+{
+    const __m256i vn = _mm256_set1_epi64x((long long)nlines);
+    const __m256i vdata = _mm256_set1_epi64x((long long)(uintptr_t)data);
+    const uint8_t **slot = &w->line[i & (w->depth - 1)];
+    memcpy(line, slot, 8 * sizeof *line);
+    const uint64_t *ahead = h + i + w->depth;
+    for (unsigned half = 0; half < 2; half++) {
+        const __m256i hv = _mm256_loadu_si256((const __m256i *)(const void *)(ahead + 4 * half));
+        const __m256i at = _mm256_add_epi64(vdata, bl_line_offsets4(hv, vn));
+        _mm256_storeu_si256((__m256i *)(void *)(slot + 4 * half), at);
+    }
+    for (unsigned j = 0; j < 8; j++)
+        BL_PREFETCH_R(slot[j]);
 }
 
 #endif
