@@ -74,7 +74,9 @@ static inline __attribute__((always_inline)) __m256i bl_line_offsets4(__m256i h,
     return _mm256_slli_epi64(_mm256_srli_epi64(sum, 32), 6);
 }
 
-/* Whether the window can move eight keys at once from key i (bl_window_next8). */
+/* Whether the window can move eight keys at once from key i (bl_window_next8 here, the AVX-512
+ * kernel's window_next8): the lines fit the vector offsets, and keys i .. i + 7 and their
+ * successors depth ahead are in the batch. */
 static inline __attribute__((always_inline)) bool
 bl_window_fits8(const bl_window *w, uint64_t nlines, size_t i, size_t n, size_t avail)
 {
@@ -83,8 +85,8 @@ bl_window_fits8(const bl_window *w, uint64_t nlines, size_t i, size_t n, size_t 
 
 /* The window moved eight keys at a time (bl_window_fits8): the lines of keys i .. i + 7 out of
  * their ring slots into `line`, and the lines of keys i + depth .. + 7 computed in two vectors,
- * stored over those slots (the depth is a multiple of 8) and prefetched for reading. Eight `mul`s, shifts
- * and adds become a few vector operations. Batched queries (AVX2 kernel) on a Zen 5, 6 runs
+ * stored over those slots (the depth is a multiple of 8) and prefetched for reading. Eight
+ * `mul`s, shifts and adds become a few vector operations. Batched queries (AVX2 kernel) on a Zen 5, 6 runs
  * alternated with the key-by-key window: 2^24 keys 1.78 -> 1.61x of the paired probe (hit),
  * 2^20 2.58 -> 2.34x, 2^16 2.34 -> 2.17 ns/key, 2^27 no change. Adds keep the key-by-key
  * window: this one made them slower (1.56 -> 1.65x of the read-modify-write probe at 2^24). */

@@ -170,9 +170,8 @@ BL_INLINE size_t put8(uint8_t *res, uint64_t ones)
     return (size_t)((ones * 0x0101010101010101ULL) >> 56); /* the sum of the eight bytes */
 }
 
-/* The byte offsets of eight keys' lines, mulhi64(h, nlines) * 64, for nlines < 2^32: with
- * h = a 2^32 + b, floor(h n / 2^64) = floor((a n + floor(b n / 2^32)) / 2^32), and the sum fits
- * in 64 bits. */
+/* The byte offsets of eight keys' lines, for nlines < 2^32: bl_line_offsets4 (kernels_avx2.h)
+ * in one zmm. */
 BL_INLINE __m512i line_offsets8(__m512i hw, __m512i vn)
 {
     const __m512i lo = _mm512_mul_epu32(hw, vn);
@@ -181,8 +180,7 @@ BL_INLINE __m512i line_offsets8(__m512i hw, __m512i vn)
     return _mm512_slli_epi64(_mm512_srli_epi64(sum, 32), 6);
 }
 
-/* The prefetch window moved eight keys at a time, for nlines < 2^32 and keys i + depth + 7 <
- * avail: the lines of keys i .. i + 7 out of their ring slots into `line`, and the lines of keys
+/* The prefetch window moved eight keys at a time (bl_window_fits8): the lines of keys i .. i + 7 out of their ring slots into `line`, and the lines of keys
  * i + depth .. + 7 computed in one zmm, stored over those slots (the depth is a multiple of 8)
  * and prefetched. Eight `mul`s, shifts and adds become seven vector operations: batched queries
  * at 2^24 keys on a Zen 5 read 1.06-1.37x -> 0.87-1.20x of the paired probe (12 runs alternated
@@ -224,10 +222,10 @@ BL_INLINE size_t blocked_test_pairs_loop(const uint8_t *data, uint64_t nlines, u
     (window ? bl_window_next(&win, data, nlines, h, (j), avail, false)                            \
             : BL_LINE_AT(data, nlines, h[(j)]))
     size_t hits = 0, i = 0;
-    if (window && nlines <= UINT32_MAX) { /* then the key-by-key window for the rest */
+    if (window) { /* eight keys at a time while the window allows, then key by key */
         const __m512i vn = _mm512_set1_epi64((long long)nlines);
         const __m512i vdata = _mm512_set1_epi64((long long)(uintptr_t)data);
-        for (; i + 8 <= n && i + win.depth + 8 <= avail; i += 8) {
+        for (; bl_window_fits8(&win, nlines, i, n, avail); i += 8) {
             const uint8_t *line[8];
             window_next8(&win, vdata, vn, h, i, line, false);
             hits += put8(res ? res + i : NULL, blocked_probe8(line, _mm512_loadu_si512(h + i), mul,
@@ -314,10 +312,10 @@ BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, co
         if (count)                                                                                 \
             t += _mm512_test_epi32_mask(mask, _mm512_andnot_si512(old, mask)) != 0;                \
     } while (0)
-    if (nlines <= UINT32_MAX) { /* then the key-by-key window for the rest */
+    { /* eight keys at a time while the window allows, then key by key */
         const __m512i vn = _mm512_set1_epi64((long long)nlines);
         const __m512i vdata = _mm512_set1_epi64((long long)(uintptr_t)data);
-        while (i + 8 <= n && i + win.depth + 8 <= avail && (!count || t < room)) {
+        while (bl_window_fits8(&win, nlines, i, n, avail) && (!count || t < room)) {
             const uint8_t *line[8];
             window_next8(&win, vdata, vn, h, i, line, true);
             for (unsigned j = 0; j < 8 && (!count || t < room); j++, i++)
