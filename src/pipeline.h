@@ -106,5 +106,7 @@ size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size
 bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
 size_t bl_scalable_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                                uint8_t *res);
+/* One hash against the chain, newest stage first (the single-key query). */
+bool bl_scalable_test_one(const bl_filter *f, uint64_t h);
 
 #endif

@@ -310,6 +310,17 @@ bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size
     return add_in_order(f, h, n, avail);
 }
 
+bool bl_scalable_test_one(const bl_filter *f, uint64_t h)
+{
+    /* each stage's single-key probe: no chunk buffers or prefetch window to set up for one key */
+    for (size_t si = f->nstages; si-- > 0;) {
+        const bl_filter *s = f->stages[si];
+        if (stage_kern(f, s)->blocked_contains(s->data, s->nblocks, s->k, h))
+            return true;
+    }
+    return false;
+}
+
 /* Newest stage first over the whole chunk, then each older stage over the keys still missing
  * only (compacted, so the kernels keep running full batches with their prefetch). */
 size_t bl_scalable_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
