@@ -3,16 +3,14 @@
 #include "counting.h"
 #include "pipeline.h"
 
-/* The counting table for a probe-kernel table: scalar when the ISA has none, the AVX2 one for
- * AVX-512 (a 64-byte line already fits two AVX2 registers, and every CPU that runs the AVX-512
- * probe kernel runs AVX2). Pointers, not names: single-key calls ask on every key, and the
- * name compares made them dear: queries 12.9 -> 10.3 ns/key at 2^16 and 107 -> 74 at 2^24,
- * adds 17.7 -> 15.4 at 2^16, once gone. */
+/* The counting table for a probe-kernel table: scalar when the ISA has none. Pointers, not
+ * names: single-key calls ask on every key, and the name compares made them dear (queries
+ * 12.9 -> 10.3 ns/key at 2^16 and 107 -> 74 at 2^24, adds 17.7 -> 15.4 at 2^16, once gone). */
 const struct bl_counting_kernels *bl_counting_kernels_for(const struct bl_kernels *kern)
 {
 #if defined(BLOOMLINE_HAVE_AVX512)
     if (kern == &bl_kernels_avx512)
-        return &bl_counting_kernels_avx2;
+        return &bl_counting_kernels_avx512;
 #endif
 #if defined(BLOOMLINE_HAVE_AVX2)
     if (kern == &bl_kernels_avx2)

@@ -91,15 +91,22 @@ struct bl_counting_kernels {
 };
 
 extern const struct bl_counting_kernels bl_counting_kernels_scalar;
+/* The scalar updates, which every table uses (counting_avx2.c says why updates stay scalar). */
+void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                            size_t avail);
+size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                 size_t n, size_t avail);
 #if defined(BLOOMLINE_HAVE_AVX2)
 extern const struct bl_counting_kernels bl_counting_kernels_avx2;
+#endif
+#if defined(BLOOMLINE_HAVE_AVX512)
+extern const struct bl_counting_kernels bl_counting_kernels_avx512;
 #endif
 #if defined(BLOOMLINE_HAVE_NEON)
 extern const struct bl_counting_kernels bl_counting_kernels_neon;
 #endif
 
-/* The counting table whose name matches a probe-kernel table's (scalar when the ISA has none;
- * the AVX2 one for "avx512"). */
+/* The counting table of a probe-kernel table (scalar when the ISA has none). */
 const struct bl_counting_kernels *bl_counting_kernels_for(const struct bl_kernels *kern);
 
 #endif /* BL_COUNTING_H */

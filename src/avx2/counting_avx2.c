@@ -13,17 +13,6 @@
  * vs 10.7 ns in cache. Queries gain from SIMD (one multiply and one gather per 8 probes):
  * about 4 ns vs 7-11 ns in cache, 6 vs 10-13 ns from DRAM.
  */
-static void bl_counting_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                                 size_t n, size_t avail)
-{
-    bl_counting_kernels_scalar.add(data, nlines, k, h, n, avail);
-}
-
-static size_t bl_counting_remove_avx2(uint8_t *data, uint64_t nlines, unsigned k,
-                                      const uint64_t *h, size_t n, size_t avail)
-{
-    return bl_counting_kernels_scalar.remove(data, nlines, k, h, n, avail);
-}
 
 /* Query: gather the 32-bit word holding each probed counter (counter c is bits 4(c & 7).. of
  * word c >> 3) and check that no probe lane below k reads zero. */
@@ -70,7 +59,7 @@ static size_t bl_counting_test_avx2(const uint8_t *data, uint64_t nlines, unsign
 
 const struct bl_counting_kernels bl_counting_kernels_avx2 = {
     .name = "avx2",
-    .add = bl_counting_add_avx2,
+    .add = bl_counting_add_scalar,
     .test = bl_counting_test_avx2,
-    .remove = bl_counting_remove_avx2,
+    .remove = bl_counting_remove_scalar,
 };

@@ -2,8 +2,8 @@
 /* Scalar counting kernels: the specification (counting.h) with the rolling prefetch. */
 #include "../counting.h"
 
-static void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                                   size_t n, size_t avail)
+void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
+                            size_t avail)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
@@ -27,8 +27,8 @@ static size_t bl_counting_test_scalar(const uint8_t *data, uint64_t nlines, unsi
     return hits;
 }
 
-static size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k,
-                                        const uint64_t *h, size_t n, size_t avail)
+size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                 size_t n, size_t avail)
 {
     size_t absent = 0;
     for (size_t i = 0; i < n; i++) {
