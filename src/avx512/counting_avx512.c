@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* AVX-512 counting queries: a key's probed words permuted out of its line, as the blocked probe
- * does, instead of the AVX2 kernel's gathers; updates stay scalar (counting_avx2.c). */
+/* AVX-512 counting queries: a key's probed words permuted out of its line in one instruction, as
+ * the blocked probe does (AVX2 needs two and a blend); updates stay scalar (counting_avx2.c). */
 #include <immintrin.h>
 
 #include "../counting.h"
@@ -24,7 +24,8 @@ BL_INLINE bool line_has(const uint8_t *line, unsigned k, uint64_t h)
             _mm256_add_epi32(_mm256_srli_epi32(hv, 28), load256(bl_blocked_offsets[k]));
         const __m256i word = _mm256_permutex2var_epi32(load256(line), idx, load256(line + 32));
         const __m256i x = _mm256_mullo_epi32(hv, load256(bl_blocked_mul));
-        const __m256i counter = _mm256_srlv_epi32(word, _mm256_slli_epi32(_mm256_srli_epi32(x, 29), 2));
+        const __m256i shift = _mm256_slli_epi32(_mm256_srli_epi32(x, 29), 2);
+        const __m256i counter = _mm256_srlv_epi32(word, shift);
         return _mm256_mask_testn_epi32_mask((__mmask8)((1u << k) - 1), counter,
                                             _mm256_set1_epi32(15)) == 0;
     }
@@ -33,7 +34,8 @@ BL_INLINE bool line_has(const uint8_t *line, unsigned k, uint64_t h)
         _mm512_add_epi32(_mm512_srli_epi32(hv, 28), _mm512_load_si512(bl_blocked_offsets[k]));
     const __m512i word = _mm512_permutexvar_epi32(idx, _mm512_load_si512(line));
     const __m512i x = _mm512_mullo_epi32(hv, _mm512_loadu_si512(bl_blocked_mul));
-    const __m512i counter = _mm512_srlv_epi32(word, _mm512_slli_epi32(_mm512_srli_epi32(x, 29), 2));
+    const __m512i shift = _mm512_slli_epi32(_mm512_srli_epi32(x, 29), 2);
+    const __m512i counter = _mm512_srlv_epi32(word, shift);
     return _mm512_mask_testn_epi32_mask((__mmask16)((1u << k) - 1), counter,
                                         _mm512_set1_epi32(15)) == 0;
 }
