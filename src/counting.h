@@ -77,9 +77,27 @@ static inline uint64_t bl_counting_nonzero_bits(uint64_t x)
     return (x | x >> 1 | x >> 2 | x >> 3) & 0x1111111111111111ULL;
 }
 
+/* The batched query of every counting table: the rolling prefetch, then ONE(data, nlines, k, h),
+ * the table's one-key test, per key. */
+#define BL_COUNTING_TEST(NAME, ONE)                                                                \
+    static size_t NAME(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,       \
+                       size_t n, size_t avail, uint8_t *res)                                      \
+    {                                                                                              \
+        size_t hits = 0;                                                                           \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (i + BL_PREFETCH_DISTANCE < avail)                                                  \
+                BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));              \
+            const bool r = ONE(data, nlines, k, h[i]);                                             \
+            hits += r;                                                                             \
+            if (res)                                                                               \
+                res[i] = r;                                                                        \
+        }                                                                                          \
+        return hits;                                                                               \
+    }
+
 /* Counting kernels: same contract as struct bl_kernels (h holds avail >= n hashes, res may be
  * NULL). remove returns how many keys it refused as not present. One table per ISA, chosen by
- * the name of the filter's own probe kernel, so a filter bound to "avx2" counts with AVX2 too. */
+ * the filter's own probe-kernel table, so a filter bound to "avx2" counts with AVX2 too. */
 struct bl_counting_kernels {
     const char *name;
     void (*add)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,

@@ -19,9 +19,10 @@
 /* Query: the 32-bit word holding each probed counter (counter c is bits 4(c & 7).. of word
  * c >> 3) taken out of the line's two halves by two vpermd and a blend on bit 3 of its index;
  * no probe lane below k may read zero. */
-static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h,
-                                 __m256i m0, __m256i m1)
+static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
+    const __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul);
+    const __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + 8));
     const uint8_t *line = BL_LINE_AT(data, nlines, h);
     const __m256i lo = _mm256_load_si256((const __m256i *)(const void *)line);
     const __m256i hi = _mm256_load_si256((const __m256i *)(const void *)(line + 32));
@@ -51,22 +52,7 @@ static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned 
     return _mm256_testz_si256(bad, bad);
 }
 
-static size_t bl_counting_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k,
-                                    const uint64_t *h, size_t n, size_t avail, uint8_t *res)
-{
-    const __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul);
-    const __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + 8));
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        const bool r = test_one_avx2(data, nlines, k, h[i], m0, m1);
-        hits += r;
-        if (res)
-            res[i] = r;
-    }
-    return hits;
-}
+BL_COUNTING_TEST(bl_counting_test_avx2, test_one_avx2)
 
 const struct bl_counting_kernels bl_counting_kernels_avx2 = {
     .name = "avx2",

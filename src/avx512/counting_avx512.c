@@ -16,8 +16,9 @@ BL_INLINE __m256i load256(const void *p)
  * mul[i]) of word r + D_k[i] (vpermd / vpermt2d use its low 4 bits), i.e. bits 4 (x_i >> 29)
  * .. + 3 of that word. k <= 8 keeps to ymm, whose words come from both halves of the line in
  * one vpermt2d (as blocked_line_has8 in kernels_avx512.c). */
-BL_INLINE bool line_has(const uint8_t *line, unsigned k, uint64_t h)
+BL_INLINE bool test_one_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
+    const uint8_t *line = BL_LINE_AT(data, nlines, h);
     if (k <= 8) {
         const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
         const __m256i idx =
@@ -40,20 +41,7 @@ BL_INLINE bool line_has(const uint8_t *line, unsigned k, uint64_t h)
                                         _mm512_set1_epi32(15)) == 0;
 }
 
-static size_t bl_counting_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
-                                      const uint64_t *h, size_t n, size_t avail, uint8_t *res)
-{
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        const bool r = line_has(BL_LINE_AT(data, nlines, h[i]), k, h[i]);
-        hits += r;
-        if (res)
-            res[i] = r;
-    }
-    return hits;
-}
+BL_COUNTING_TEST(bl_counting_test_avx512, test_one_avx512)
 
 const struct bl_counting_kernels bl_counting_kernels_avx512 = {
     .name = "avx512",

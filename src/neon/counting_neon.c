@@ -12,18 +12,6 @@
  * hardware was at hand to measure this one, and with twice the vectors per line it can only
  * do worse. Queries use tbl: one 64-byte table lookup fetches all 16 probed bytes.
  */
-static void bl_counting_add_neon(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                                 size_t n, size_t avail)
-{
-    bl_counting_kernels_scalar.add(data, nlines, k, h, n, avail);
-}
-
-static size_t bl_counting_remove_neon(uint8_t *data, uint64_t nlines, unsigned k,
-                                      const uint64_t *h, size_t n, size_t avail)
-{
-    return bl_counting_kernels_scalar.remove(data, nlines, k, h, n, avail);
-}
-
 /* Query: the 16 probe bytes in one register (lanes past k repeat probe 0, which is tested
  * anyway), the counters' bytes fetched with one 64-byte tbl, each reduced to its nibble. */
 static bool test_one_neon(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -46,24 +34,11 @@ static bool test_one_neon(const uint8_t *data, uint64_t nlines, unsigned k, uint
     return simde_vmaxvq_u8(simde_vceqq_u8(c, simde_vdupq_n_u8(0))) == 0;
 }
 
-static size_t bl_counting_test_neon(const uint8_t *data, uint64_t nlines, unsigned k,
-                                    const uint64_t *h, size_t n, size_t avail, uint8_t *res)
-{
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        const bool r = test_one_neon(data, nlines, k, h[i]);
-        hits += r;
-        if (res)
-            res[i] = r;
-    }
-    return hits;
-}
+BL_COUNTING_TEST(bl_counting_test_neon, test_one_neon)
 
 const struct bl_counting_kernels bl_counting_kernels_neon = {
     .name = "neon",
-    .add = bl_counting_add_neon,
+    .add = bl_counting_add_scalar,
     .test = bl_counting_test_neon,
-    .remove = bl_counting_remove_neon,
+    .remove = bl_counting_remove_scalar,
 };

@@ -12,20 +12,7 @@ void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const ui
     }
 }
 
-static size_t bl_counting_test_scalar(const uint8_t *data, uint64_t nlines, unsigned k,
-                                      const uint64_t *h, size_t n, size_t avail, uint8_t *res)
-{
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        bool r = bl_counting_test_one(data, nlines, k, h[i]);
-        hits += r;
-        if (res)
-            res[i] = r;
-    }
-    return hits;
-}
+BL_COUNTING_TEST(bl_counting_test_scalar, bl_counting_test_one)
 
 size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                  size_t n, size_t avail)
