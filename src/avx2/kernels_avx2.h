@@ -85,11 +85,11 @@ bl_window_fits8(const bl_window *w, uint64_t nlines, size_t i, size_t n, size_t 
 
 /* The window moved eight keys at a time (bl_window_fits8): the lines of keys i .. i + 7 out of
  * their ring slots into `line`, and the lines of keys i + depth .. + 7 computed in two vectors,
- * stored over those slots (the depth is a multiple of 8) and prefetched for reading. Eight
- * `mul`s, shifts and adds become a few vector operations. Batched queries (AVX2 kernel) on a Zen 5, 6 runs
- * alternated with the key-by-key window: 2^24 keys 1.78 -> 1.61x of the paired probe (hit),
- * 2^20 2.58 -> 2.34x, 2^16 2.34 -> 2.17 ns/key, 2^27 no change. Adds keep the key-by-key
- * window: this one made them slower (1.56 -> 1.65x of the read-modify-write probe at 2^24). */
+ * stored over those slots (the depth is a multiple of 8) and prefetched for reading. Eight `mul`s,
+ * shifts and adds become a few vector operations. Batched queries (AVX2 kernel) on a Zen 5, 6 runs
+ * alternated with the key-by-key window: 2^24 keys 1.78 -> 1.61x of the paired probe (hit), 2^20
+ * 2.58 -> 2.34x, 2^16 2.34 -> 2.17 ns/key, 2^27 no change. Adds keep the key-by-key window: this
+ * one made them slower (1.56 -> 1.65x of the read-modify-write probe at 2^24). */
 static inline __attribute__((always_inline)) void
 bl_window_next8(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *h, size_t i,
                 const uint8_t *line[8])

@@ -180,13 +180,13 @@ BL_INLINE __m512i line_offsets8(__m512i hw, __m512i vn)
     return _mm512_slli_epi64(_mm512_srli_epi64(sum, 32), 6);
 }
 
-/* The prefetch window moved eight keys at a time (bl_window_fits8): the lines of keys i .. i + 7 out of their ring slots into `line`, and the lines of keys
- * i + depth .. + 7 computed in one zmm, stored over those slots (the depth is a multiple of 8)
- * and prefetched. Eight `mul`s, shifts and adds become seven vector operations: batched queries
- * at 2^24 keys on a Zen 5 read 1.06-1.37x -> 0.87-1.20x of the paired probe (12 runs alternated
- * with the key-by-key window, lower in every pair), at 2^20 1.41-1.65x -> 1.26-1.59x; batched
- * adds at 2^24 1.05-1.40x -> 0.91-1.20x of the read-modify-write probe (6 runs); 2^27 did not
- * move. */
+/* The prefetch window moved eight keys at a time (bl_window_fits8): the lines of keys i .. i + 7
+ * out of their ring slots into `line`, and the lines of keys i + depth .. + 7 computed in one zmm,
+ * stored over those slots (the depth is a multiple of 8) and prefetched. Eight `mul`s, shifts and
+ * adds become seven vector operations: batched queries at 2^24 keys on a Zen 5 read 1.06-1.37x ->
+ * 0.87-1.20x of the paired probe (12 runs alternated with the key-by-key window, lower in every
+ * pair), at 2^20 1.41-1.65x -> 1.26-1.59x; batched adds at 2^24 1.05-1.40x -> 0.91-1.20x of the
+ * read-modify-write probe (6 runs); 2^27 did not move. */
 BL_INLINE void window_next8(bl_window *w, __m512i vdata, __m512i vnlines, const uint64_t *h,
                             size_t i, const uint8_t *line[8], bool write)
 {
