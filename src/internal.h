@@ -337,10 +337,14 @@ static const uint32_t bl_blocked_mul[16] = {
     0x77e68e55u, 0x78bd6055u, 0xc9e4c63du, 0xf6125f8du, 0xb32e2b25u, 0x582e34a5u,
     0xc869a2cdu, 0x8d0a1fddu, 0x99bd3555u, 0xafc85605u};
 
+/* Hidden in the declaration too, so kernels address the tables relative to the instruction
+ * pointer rather than loading their address from the GOT (one instruction less per probe). */
+#define BL_HIDDEN __attribute__((visibility("hidden")))
+
 /* D_k (row k: offsets of probes 0..k-1, 0 past k) and its inverse (row k, column d and d + 16:
  * the probe with offset d, or 15, a lane past k, when none has it). */
-extern const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16];
-extern const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32];
+extern const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16] BL_HIDDEN;
+extern const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32] BL_HIDDEN;
 
 /* The key's word shift r. */
 static inline uint32_t bl_blocked_shift(uint64_t h) { return (uint32_t)h >> 28; }

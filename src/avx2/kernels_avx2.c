@@ -100,12 +100,11 @@ BL_INLINE __m256i pick16(__m256i lo, __m256i hi, __m256i idx)
         _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
 }
 
-/* Bits of up to 8 probes that the line (lo = words 0..7, hi = 8..15) lacks: non-zero lanes
- * mean "absent". Their words are r + D_k[i] (mod 16: pick16 reads the low 4 bits). */
-BL_INLINE __m256i blocked_missing(__m256i lo, __m256i hi, __m256i hv, probe_group g)
+/* The words of up to 8 probes, r + D_k[i] (mod 16: pick16 reads the low 4 bits), out of the
+ * line (lo = words 0..7, hi = 8..15). */
+BL_INLINE __m256i blocked_words(__m256i lo, __m256i hi, __m256i hv, probe_group g)
 {
-    const __m256i word = pick16(lo, hi, _mm256_add_epi32(_mm256_srli_epi32(hv, 28), g.offsets));
-    return _mm256_andnot_si256(word, blocked_bits(hv, g));
+    return pick16(lo, hi, _mm256_add_epi32(_mm256_srli_epi32(hv, 28), g.offsets));
 }
 
 /* One key against its line; `two`: k > 8 (a compile-time constant after inlining). */
@@ -115,9 +114,12 @@ BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0,
     const __m256i *v = (const __m256i *)(const void *)line;
     const __m256i lo = _mm256_load_si256(v), hi = _mm256_load_si256(v + 1);
     const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
-    __m256i miss = blocked_missing(lo, hi, hv, g0);
-    if (two)
-        miss = _mm256_or_si256(miss, blocked_missing(lo, hi, hv, g1));
+    const __m256i word0 = blocked_words(lo, hi, hv, g0), bit0 = blocked_bits(hv, g0);
+    if (!two) /* vptest's carry: no bit of bit0 missing from word0 (one vpandn fewer) */
+        return _mm256_testc_si256(word0, bit0);
+    const __m256i miss = _mm256_or_si256(_mm256_andnot_si256(word0, bit0),
+                                         _mm256_andnot_si256(blocked_words(lo, hi, hv, g1),
+                                                             blocked_bits(hv, g1)));
     return _mm256_testz_si256(miss, miss);
 }
 
