@@ -52,7 +52,7 @@ static bl_status add_hash(bl_filter *f, uint64_t h)
         bl_counting_add_hashes(f, &h, 1, 1);
         break;
     case BL_LAYOUT_SCALABLE:
-        return bl_scalable_add_hashes(f, &h, 1, 1);
+        return bl_scalable_add_one(f, h);
     }
     bl_count_keys(f, 1);
     return BL_OK;

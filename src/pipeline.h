@@ -104,6 +104,7 @@ size_t bl_counting_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, 
                                uint8_t *res);
 size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
 bl_status bl_scalable_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
+bl_status bl_scalable_add_one(bl_filter *f, uint64_t h);
 size_t bl_scalable_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                                uint8_t *res);
 /* One hash against the chain, newest stage first (the single-key query). */
