@@ -60,12 +60,28 @@ void bl_murmur3_x64_128(const void *key, size_t len, uint32_t seed, uint64_t out
     out[1] = h2;
 }
 
+/* xxHash reads nothing when len is 0, but it is documented for a non-NULL pointer. */
+static const uint8_t empty_key[1] = {0};
+
+/* Keys over 16 bytes: their paths save and restore registers, which the short ones need not. */
+__attribute__((noinline)) static uint64_t xxh3_bytes_long(const void *key, size_t len, uint64_t seed)
+{
+    return XXH3_64bits_withSeed(key, len, seed);
+}
+
+/* The blocked layouts' hash of one byte key, past bl_hash_bytes_scheme's switch and its saved
+ * registers: 1.1 ns of the 6.0 per single 8-byte query at 2^16. */
+uint64_t bl_xxh3_bytes(const void *key, size_t len, uint64_t seed)
+{
+    if (len > 16)
+        return xxh3_bytes_long(key, len, seed);
+    return XXH3_64bits_withSeed(key != NULL ? key : empty_key, len, seed);
+}
+
 uint64_t bl_hash_bytes_scheme(bl_hash_scheme scheme, uint64_t seed, const void *key, size_t len)
 {
-    /* xxHash reads nothing when len is 0, but it is documented for a non-NULL pointer. */
-    static const uint8_t empty[1] = {0};
     if (key == NULL)
-        key = empty;
+        key = empty_key;
     switch (scheme) {
     case BL_HASH_XXH3: return XXH3_64bits_withSeed(key, len, seed);
     case BL_HASH_XXH64: return XXH64(key, len, seed);

@@ -1,6 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Public add/contains/remove entry points: single keys inline, batches through the pipeline. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "pipeline.h"
+
+/* XXH3 of a key of at most 16 bytes, inlined (bl_add and bl_contains are `flatten`: gcc left the
+ * call once two functions used it). The blocked layout's single-key call then needs no frame of
+ * its own and tail-calls the kernel: 8-byte keys 6.0 -> 4.1 ns per query and 5.8 -> 4.3 per add
+ * at 2^16 keys on the Zen 5, AVX-512 kernel. Longer keys take bl_xxh3_bytes, whose 17..240-byte
+ * paths save registers. A NULL key is empty here (bl_key_is_bad), and XXH3 reads no byte of it. */
+static inline uint64_t short_key_xxh3(const void *key, size_t len, uint64_t seed)
+{
+    return XXH3_64bits_withSeed(key != NULL ? key : "", len, seed);
+}
 
 static bool writable(const bl_filter *f) { return f->storage != BL_STORAGE_FILE_MAP; }
 
@@ -86,10 +99,10 @@ static bool test_hash(const bl_filter *f, uint64_t h)
     return false;
 }
 
-bl_status bl_add(bl_filter *filter, const void *key, size_t len)
+/* Every layout and length but a plain blocked filter's short keys, which bl_add adds itself:
+ * kept out of line, so that bl_add saves no registers for them. */
+__attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const void *key, size_t len)
 {
-    if (filter == NULL || bl_key_is_bad(key, len))
-        return BL_E_INVALID;
     if (!writable(filter))
         return BL_E_READ_ONLY;
     if (filter->layout == BL_LAYOUT_CLASSIC) {
@@ -99,7 +112,22 @@ bl_status bl_add(bl_filter *filter, const void *key, size_t len)
         bl_count_keys(filter, 1);
         return BL_OK;
     }
+    if (filter->layout == BL_LAYOUT_BLOCKED) /* XXH3, past the switch on the hash scheme */
+        return add_hash(filter, bl_xxh3_bytes(key, len, filter->seed));
     return add_hash(filter, bl_hash(filter, key, len));
+}
+
+__attribute__((flatten)) bl_status bl_add(bl_filter *filter, const void *key, size_t len)
+{
+    if (filter == NULL || bl_key_is_bad(key, len))
+        return BL_E_INVALID;
+    if (filter->add_u64_plain != NULL && writable(filter) && len <= 16) {
+        filter->kern->blocked_add_one(filter->data, filter->nblocks, filter->k,
+                                      short_key_xxh3(key, len, filter->seed));
+        filter->keys_added = bl_keys_sum(filter->keys_added, 1);
+        return BL_OK;
+    }
+    return add_bytes(filter, key, len);
 }
 
 bl_status bl_add_u64(bl_filter *filter, uint64_t key)
@@ -128,16 +156,30 @@ bl_status bl_add_hash(bl_filter *filter, uint64_t hash)
     return add_hash(filter, hash);
 }
 
-bool bl_contains(const bl_filter *filter, const void *key, size_t len)
+/* Every layout and length but the blocked layout's short keys, which bl_contains answers itself
+ * (out of line, as add_bytes). */
+__attribute__((noinline)) static bool contains_bytes(const bl_filter *filter, const void *key,
+                                                     size_t len)
 {
-    if (filter == NULL || bl_key_is_bad(key, len))
-        return false;
     if (filter->layout == BL_LAYOUT_CLASSIC) {
         uint64_t h[2];
         bl_murmur3_x64_128(key, len, (uint32_t)filter->seed, h);
         return bl_classic_test_h(filter, h[0], h[1]);
     }
+    if (filter->layout == BL_LAYOUT_BLOCKED) /* XXH3, past both switches */
+        return filter->kern->blocked_contains(filter->data, filter->nblocks, filter->k,
+                                              bl_xxh3_bytes(key, len, filter->seed));
     return test_hash(filter, bl_hash(filter, key, len));
+}
+
+__attribute__((flatten)) bool bl_contains(const bl_filter *filter, const void *key, size_t len)
+{
+    if (filter == NULL || bl_key_is_bad(key, len))
+        return false;
+    if (filter->layout == BL_LAYOUT_BLOCKED && len <= 16)
+        return filter->kern->blocked_contains(filter->data, filter->nblocks, filter->k,
+                                              short_key_xxh3(key, len, filter->seed));
+    return contains_bytes(filter, key, len);
 }
 
 /* Parquet's layout: XXH64 of the key's 8 bytes, then the block test, past the switches on the
