@@ -78,6 +78,20 @@ uint64_t bl_xxh3_bytes(const void *key, size_t len, uint64_t seed)
     return XXH3_64bits_withSeed(key != NULL ? key : empty_key, len, seed);
 }
 
+/* Keys of 32 bytes or more: XXH64's stripe loop, whose registers the short keys need not save. */
+__attribute__((noinline)) static uint64_t xxh64_bytes_long(const void *key, size_t len, uint64_t seed)
+{
+    return XXH64(key, len, seed);
+}
+
+/* Parquet's hash of one byte key, the same way past bl_hash_bytes_scheme. */
+uint64_t bl_xxh64_bytes(const void *key, size_t len, uint64_t seed)
+{
+    if (len >= 32)
+        return xxh64_bytes_long(key, len, seed);
+    return XXH64(key != NULL ? key : empty_key, len, seed);
+}
+
 uint64_t bl_hash_bytes_scheme(bl_hash_scheme scheme, uint64_t seed, const void *key, size_t len)
 {
     if (key == NULL)

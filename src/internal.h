@@ -260,6 +260,8 @@ void bl_murmur3_x64_128(const void *key, size_t len, uint32_t seed, uint64_t out
 uint64_t bl_hash_bytes_scheme(bl_hash_scheme scheme, uint64_t seed, const void *key, size_t len);
 /* XXH3 with seed over len bytes (key may be NULL when len is 0): the blocked layouts' hash. */
 uint64_t bl_xxh3_bytes(const void *key, size_t len, uint64_t seed);
+/* XXH64 with seed, the same way: the sbbf layout's hash. */
+uint64_t bl_xxh64_bytes(const void *key, size_t len, uint64_t seed);
 
 static inline uint64_t bl_rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
 
