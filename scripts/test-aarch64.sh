@@ -30,7 +30,7 @@ done
 cmake -S "$root" -B "$build" \
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DBLOOMLINE_WERROR=ON \
-    -DBLOOMLINE_BUILD_TESTS=ON -DBLOOMLINE_BUILD_BENCH=OFF \
+    -DBLOOMLINE_BUILD_TESTS=ON -DBLOOMLINE_BUILD_BENCH=OFF -DBLOOMLINE_TEST_TIMEOUT=1200 \
     -DBLOOMLINE_BUILD_CLI="${BLOOMLINE_AARCH64_CLI:-ON}" ||
     fail "configure"
 cmake --build "$build" -j "$jobs" || fail "build"
@@ -54,6 +54,6 @@ echo "test-aarch64: default kernel under qemu-aarch64: neon"
 # Extra ctest arguments (e.g. -R, -E) come from BLOOMLINE_AARCH64_CTEST_ARGS.
 export BLOOMLINE_TEST_EMULATED=1
 # shellcheck disable=SC2086
-(cd "$build" && ctest --output-on-failure -j "$jobs" --timeout 1200 ${BLOOMLINE_AARCH64_CTEST_ARGS:-}) ||
+(cd "$build" && ctest --output-on-failure -j "$jobs" ${BLOOMLINE_AARCH64_CTEST_ARGS:-}) ||
     fail "ctest under qemu-aarch64"
 echo "test-aarch64: PASS"
