@@ -100,7 +100,10 @@ struct bl_kernels {
     bl_contains_u64_fn *const *blocked_contains_u64_by_k; /* [k], k = 1..16: compiled for
                                                             * that k (BL_CONTAINS_U64_BY_K) */
     bl_add_u64_fn *const *blocked_add_u64_by_k;            /* the same for adds */
-    /* One key's add, no look-ahead (bl_add, bl_add_u64, bl_add_hash on a plain filter). */
+    bl_contains_u64_fn *const *blocked_contains_hash_by_k; /* the same for a caller's hash */
+    bl_add_u64_fn *const *blocked_add_hash_by_k;           /* and its add */
+    /* One key's add for any k, no look-ahead (add_hash's and the scalable stages' single adds;
+     * a plain filter's bl_add, bl_add_u64 and bl_add_hash use the by-k tables). */
     void (*blocked_add_one)(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
     /* Adds that count only keys new to their line (scalable stages): h[0, n) in order, each
      * taken when its line lacked one of its bits (ORed in all the same), until `room` keys are
@@ -118,6 +121,8 @@ extern const struct bl_kernels bl_kernels_scalar;
 /* The scalar single-key probes, also the NEON table's (one key leaves NEON nothing to batch). */
 bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 extern bl_contains_u64_fn *const bl_blocked_contains_u64_scalar[];
+extern bl_contains_u64_fn *const bl_blocked_contains_hash_scalar[];
+extern bl_add_u64_fn *const bl_blocked_add_hash_scalar[];
 extern bl_add_u64_fn *const bl_blocked_add_u64_scalar[];
 void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 size_t bl_blocked_add_new_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
@@ -164,8 +169,12 @@ struct bl_filter {
     /* bl_contains_u64 for this layout, kernel and k: one indirect call from the public entry,
      * no test of the layout and none of k (set with kern by bl_filter_set_kernel) */
     bl_contains_u64_fn *contains_u64;
+    /* bl_contains_hash the same way: the argument is the caller's hash */
+    bl_contains_u64_fn *contains_hash;
     /* bl_add_u64 for a plain (not concurrent) blocked filter, NULL for others; set with kern */
     bl_add_u64_fn *add_u64_plain;
+    /* bl_add_hash the same way (NULL where add_u64_plain is) */
+    bl_add_u64_fn *add_hash_plain;
     bl_storage storage;
     void *map_base; /* the whole mapping (anon or file) */
     size_t map_len;
@@ -399,6 +408,14 @@ static inline uint64_t bl_blocked_line_offset(uint64_t h, uint64_t nlines)
     }
 #define BL_CONTAINS_U64_BY_K(STORAGE, NAME, PROBE)                                                 \
     BL_BY_K(BL_CONTAINS_U64_ONE_K, STORAGE, bl_contains_u64_fn, NAME, PROBE)
+/* The same for bl_contains_hash, whose caller hashed: the probe alone, k a constant. */
+#define BL_CONTAINS_HASH_ONE_K(NAME, PROBE, K)                                                     \
+    static bool NAME##_##K(const struct bl_filter *f, uint64_t h)                                \
+    {                                                                                              \
+        return PROBE(f->data, f->nblocks, K, h);                                                   \
+    }
+#define BL_CONTAINS_HASH_BY_K(STORAGE, NAME, PROBE)                                                \
+    BL_BY_K(BL_CONTAINS_HASH_ONE_K, STORAGE, bl_contains_u64_fn, NAME, PROBE)
 /* The same for a plain blocked filter's single-key add (the key's bits ORed in, not counted):
  * ADD(data, nlines, k, h) is the kernel's add of one hash. */
 #define BL_ADD_U64_ONE_K(NAME, ADD, K)                                                             \
@@ -407,6 +424,9 @@ static inline uint64_t bl_blocked_line_offset(uint64_t h, uint64_t nlines)
         ADD(f->data, f->nblocks, K, bl_xxh3_u64_flipped(key, f->xxh3_flip));                      \
     }
 #define BL_ADD_U64_BY_K(STORAGE, NAME, ADD) BL_BY_K(BL_ADD_U64_ONE_K, STORAGE, bl_add_u64_fn, NAME, ADD)
+#define BL_ADD_HASH_ONE_K(NAME, ADD, K)                                                            \
+    static void NAME##_##K(struct bl_filter *f, uint64_t h) { ADD(f->data, f->nblocks, K, h); }
+#define BL_ADD_HASH_BY_K(STORAGE, NAME, ADD) BL_BY_K(BL_ADD_HASH_ONE_K, STORAGE, bl_add_u64_fn, NAME, ADD)
 /* Word and bit of probe i of k. */
 static inline uint32_t bl_blocked_word(uint64_t h, unsigned k, unsigned i)
 {

@@ -174,6 +174,7 @@ static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned
 }
 
 BL_CONTAINS_U64_BY_K(static, blocked_contains_u64_avx2, blocked_probe_one);
+BL_CONTAINS_HASH_BY_K(static, blocked_contains_hash_avx2, blocked_probe_one);
 
 /* Adds: the key's bits (probe lanes) moved to their words, word w taking the bit of the probe
  * with offset w - r (two unaligned loads from the doubled inverse table; a zero lane where no
@@ -242,6 +243,7 @@ static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uin
 }
 
 BL_ADD_U64_BY_K(static, blocked_add_u64_avx2, blocked_or_key);
+BL_ADD_HASH_BY_K(static, blocked_add_hash_avx2, blocked_or_key);
 
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
@@ -304,6 +306,8 @@ const struct bl_kernels bl_kernels_avx2 = {
     .blocked_contains = blocked_contains_avx2,
     .blocked_contains_u64_by_k = blocked_contains_u64_avx2,
     .blocked_add_u64_by_k = blocked_add_u64_avx2,
+    .blocked_contains_hash_by_k = blocked_contains_hash_avx2,
+    .blocked_add_hash_by_k = blocked_add_hash_avx2,
     .blocked_add_one = blocked_add_one_avx2,
     .blocked_add_new = blocked_add_new_avx2,
     .sbbf_add = bl_sbbf_add_avx2,

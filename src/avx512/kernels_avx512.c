@@ -131,6 +131,7 @@ static bool blocked_contains_avx512(const uint8_t *data, uint64_t nlines, unsign
 
 /* The whole single-key query in one call: every instruction counts at ~2.8 ns per key. */
 BL_CONTAINS_U64_BY_K(static, blocked_contains_u64_avx512, blocked_probe_one);
+BL_CONTAINS_HASH_BY_K(static, blocked_contains_hash_avx512, blocked_probe_one);
 
 /* k <= 8, two keys per zmm: lanes 0..7 probe key a, lanes 8..15 key b. `hv` holds (uint32)h of
  * a in lanes 0..7 and of b in 8..15, `offsets` D_k[0..7] in both halves; b's word indices get
@@ -371,6 +372,7 @@ static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, u
 }
 
 BL_ADD_U64_BY_K(static, blocked_add_u64_avx512, blocked_or_key);
+BL_ADD_HASH_BY_K(static, blocked_add_hash_avx512, blocked_or_key);
 
 static size_t blocked_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
                                   const uint64_t *h, size_t n, size_t avail, uint8_t *res)
@@ -395,6 +397,8 @@ const struct bl_kernels bl_kernels_avx512 = {
     .blocked_contains = blocked_contains_avx512,
     .blocked_contains_u64_by_k = blocked_contains_u64_avx512,
     .blocked_add_u64_by_k = blocked_add_u64_avx512,
+    .blocked_contains_hash_by_k = blocked_contains_hash_avx512,
+    .blocked_add_hash_by_k = blocked_add_hash_avx512,
     .blocked_add_one = blocked_add_one_avx512,
     .blocked_add_new = blocked_add_new_avx512,
     .sbbf_add = bl_sbbf_add_avx2,

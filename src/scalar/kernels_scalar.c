@@ -45,7 +45,9 @@ bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k
 }
 
 BL_CONTAINS_U64_BY_K(, bl_blocked_contains_u64_scalar, bl_blocked_test_one);
+BL_CONTAINS_HASH_BY_K(, bl_blocked_contains_hash_scalar, bl_blocked_test_one);
 BL_ADD_U64_BY_K(, bl_blocked_add_u64_scalar, bl_blocked_add_one);
+BL_ADD_HASH_BY_K(, bl_blocked_add_hash_scalar, bl_blocked_add_one);
 
 void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
@@ -101,6 +103,8 @@ const struct bl_kernels bl_kernels_scalar = {
     .blocked_contains = bl_blocked_contains_scalar,
     .blocked_contains_u64_by_k = bl_blocked_contains_u64_scalar,
     .blocked_add_u64_by_k = bl_blocked_add_u64_scalar,
+    .blocked_contains_hash_by_k = bl_blocked_contains_hash_scalar,
+    .blocked_add_hash_by_k = bl_blocked_add_hash_scalar,
     .blocked_add_one = bl_blocked_add_one_scalar,
     .blocked_add_new = bl_blocked_add_new_scalar,
     .sbbf_add = bl_sbbf_add_scalar,
