@@ -99,19 +99,6 @@ static bool test_hash(const bl_filter *f, uint64_t h)
     return false;
 }
 
-/* A byte key's 64-bit hash for every layout but classic, whose 128 bits bl_murmur3_x64_128 gives:
- * one function per scheme, past bl_hash's checks (its callers made them) and
- * bl_hash_bytes_scheme's switch and saved registers. */
-static uint64_t key_hash(const bl_filter *f, const void *key, size_t len)
-{
-    switch (f->hash) {
-    case BL_HASH_XXH3: return bl_xxh3_bytes(key, len, f->seed);
-    case BL_HASH_XXH64: return bl_xxh64_bytes(key, len, f->seed);
-    case BL_HASH_MURMUR3_128: break;
-    }
-    return bl_hash_bytes_scheme(f->hash, f->seed, key, len);
-}
-
 /* Every layout and length but a plain blocked filter's short keys, which bl_add adds itself:
  * kept out of line, so that bl_add saves no registers for them. */
 __attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const void *key, size_t len)
@@ -125,7 +112,7 @@ __attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const vo
         bl_count_keys(filter, 1);
         return BL_OK;
     }
-    return add_hash(filter, key_hash(filter, key, len));
+    return add_hash(filter, bl_hash_bytes_scheme(filter->hash, filter->seed, key, len));
 }
 
 __attribute__((flatten)) bl_status bl_add(bl_filter *filter, const void *key, size_t len)
@@ -182,10 +169,11 @@ __attribute__((noinline)) static bool contains_bytes(const bl_filter *filter, co
         bl_murmur3_x64_128(key, len, (uint32_t)filter->seed, h);
         return bl_classic_test_h(filter, h[0], h[1]);
     }
-    /* XXH3 past key_hash's switch: 7.4 against 7.6-8.0 ns per single 50-byte query at 2^16 */
+    /* XXH3 past bl_hash_bytes_scheme's switch: 7.4 against 7.6-8.0 ns per single 50-byte
+     * query at 2^16 */
     if (filter->layout == BL_LAYOUT_BLOCKED)
         return filter->contains_hash(filter, bl_xxh3_bytes(key, len, filter->seed));
-    return test_hash(filter, key_hash(filter, key, len));
+    return test_hash(filter, bl_hash_bytes_scheme(filter->hash, filter->seed, key, len));
 }
 
 __attribute__((flatten)) bool bl_contains(const bl_filter *filter, const void *key, size_t len)
