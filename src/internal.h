@@ -115,6 +115,10 @@ struct bl_kernels {
     void (*sbbf_add)(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
     size_t (*sbbf_test)(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                         size_t avail, uint8_t *res);
+    /* One key, no look-ahead: the single-key paths (the batch entries with n = 1 spent ~16 more
+     * instructions on their loop and a hash stored to be read back). */
+    void (*sbbf_add_one)(uint8_t *data, uint64_t nblocks, uint64_t h);
+    bool (*sbbf_contains)(const uint8_t *data, uint64_t nblocks, uint64_t h);
 };
 
 extern const struct bl_kernels bl_kernels_scalar;

@@ -268,14 +268,25 @@ BL_INLINE uint8_t *sbbf_block_ptr(const uint8_t *data, uint64_t nblocks, uint64_
     return (uint8_t *)(uintptr_t)(data + bl_sbbf_block(h, nblocks) * BL_SBBF_BLOCK_BYTES);
 }
 
+BL_INLINE void sbbf_block_or(uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    __m256i *b = (__m256i *)(void *)sbbf_block_ptr(data, nblocks, h);
+    _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), sbbf_bits(h)));
+}
+
+BL_INLINE bool sbbf_block_has(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    const __m256i b = _mm256_load_si256((const __m256i *)(const void *)sbbf_block_ptr(data, nblocks, h));
+    return _mm256_testc_si256(b, sbbf_bits(h)); /* all bits present */
+}
+
 void bl_sbbf_add_avx2(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                           size_t avail)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_W(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        __m256i *b = (__m256i *)(void *)sbbf_block_ptr(data, nblocks, h[i]);
-        _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), sbbf_bits(h[i])));
+        sbbf_block_or(data, nblocks, h[i]);
     }
 }
 
@@ -286,13 +297,22 @@ size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        const __m256i b = _mm256_load_si256((const __m256i *)(const void *)sbbf_block_ptr(data, nblocks, h[i]));
-        const int r = _mm256_testc_si256(b, sbbf_bits(h[i])); /* all bits present */
+        const int r = sbbf_block_has(data, nblocks, h[i]);
         hits += (size_t)r;
         if (res)
             res[i] = (uint8_t)r;
     }
     return hits;
+}
+
+void bl_sbbf_add_one_avx2(uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    sbbf_block_or(data, nblocks, h);
+}
+
+bool bl_sbbf_contains_avx2(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    return sbbf_block_has(data, nblocks, h);
 }
 
 const struct bl_kernels bl_kernels_avx2 = {
@@ -312,4 +332,6 @@ const struct bl_kernels bl_kernels_avx2 = {
     .blocked_add_new = blocked_add_new_avx2,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
+    .sbbf_add_one = bl_sbbf_add_one_avx2,
+    .sbbf_contains = bl_sbbf_contains_avx2,
 };

@@ -17,6 +17,8 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
 void bl_sbbf_add_avx2(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n, size_t avail);
 size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                          size_t avail, uint8_t *res);
+void bl_sbbf_add_one_avx2(uint8_t *data, uint64_t nblocks, uint64_t h);
+bool bl_sbbf_contains_avx2(const uint8_t *data, uint64_t nblocks, uint64_t h);
 
 /* The rolling prefetch window of the blocked layout. A key's line address costs a 64x64->128
  * multiply; each is computed once, when the key enters the window (and its line is prefetched),

@@ -403,4 +403,6 @@ const struct bl_kernels bl_kernels_avx512 = {
     .blocked_add_new = blocked_add_new_avx512,
     .sbbf_add = bl_sbbf_add_avx2,
     .sbbf_test = bl_sbbf_test_avx2,
+    .sbbf_add_one = bl_sbbf_add_one_avx2,
+    .sbbf_contains = bl_sbbf_contains_avx2,
 };

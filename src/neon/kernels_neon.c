@@ -129,16 +129,31 @@ BL_INLINE simde_uint32x4_t sbbf_bits(simde_uint32x4_t hv, const uint32_t *salt)
     return simde_vshlq_u32(simde_vdupq_n_u32(1), simde_vreinterpretq_s32_u32(sh));
 }
 
+BL_INLINE void sbbf_block_or(uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    uint32_t *w = sbbf_block_ptr(data, nblocks, h);
+    const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h);
+    simde_vst1q_u32(w, simde_vorrq_u32(simde_vld1q_u32(w), sbbf_bits(hv, bl_sbbf_salt)));
+    simde_vst1q_u32(w + 4, simde_vorrq_u32(simde_vld1q_u32(w + 4), sbbf_bits(hv, bl_sbbf_salt + 4)));
+}
+
+BL_INLINE bool sbbf_block_has(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    const uint32_t *w = sbbf_block_ptr(data, nblocks, h);
+    const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h);
+    const simde_uint32x4_t miss =
+        simde_vorrq_u32(simde_vbicq_u32(sbbf_bits(hv, bl_sbbf_salt), simde_vld1q_u32(w)),
+                        simde_vbicq_u32(sbbf_bits(hv, bl_sbbf_salt + 4), simde_vld1q_u32(w + 4)));
+    return simde_vmaxvq_u32(miss) == 0;
+}
+
 static void sbbf_add_neon(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
                           size_t avail)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_W(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        uint32_t *w = sbbf_block_ptr(data, nblocks, h[i]);
-        const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h[i]);
-        simde_vst1q_u32(w, simde_vorrq_u32(simde_vld1q_u32(w), sbbf_bits(hv, bl_sbbf_salt)));
-        simde_vst1q_u32(w + 4, simde_vorrq_u32(simde_vld1q_u32(w + 4), sbbf_bits(hv, bl_sbbf_salt + 4)));
+        sbbf_block_or(data, nblocks, h[i]);
     }
 }
 
@@ -149,17 +164,22 @@ static size_t sbbf_test_neon(const uint8_t *data, uint64_t nblocks, const uint64
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        const uint32_t *w = sbbf_block_ptr(data, nblocks, h[i]);
-        const simde_uint32x4_t hv = simde_vdupq_n_u32((uint32_t)h[i]);
-        const simde_uint32x4_t miss =
-            simde_vorrq_u32(simde_vbicq_u32(sbbf_bits(hv, bl_sbbf_salt), simde_vld1q_u32(w)),
-                            simde_vbicq_u32(sbbf_bits(hv, bl_sbbf_salt + 4), simde_vld1q_u32(w + 4)));
-        const int r = simde_vmaxvq_u32(miss) == 0;
+        const int r = sbbf_block_has(data, nblocks, h[i]);
         hits += (size_t)r;
         if (res)
             res[i] = (uint8_t)r;
     }
     return hits;
+}
+
+static void sbbf_add_one_neon(uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    sbbf_block_or(data, nblocks, h);
+}
+
+static bool sbbf_contains_neon(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    return sbbf_block_has(data, nblocks, h);
 }
 
 const struct bl_kernels bl_kernels_neon = {
@@ -182,4 +202,6 @@ const struct bl_kernels bl_kernels_neon = {
     .blocked_add_new = bl_blocked_add_new_scalar, /* scalar stores, as blocked_add */
     .sbbf_add = sbbf_add_neon,
     .sbbf_test = sbbf_test_neon,
+    .sbbf_add_one = sbbf_add_one_neon,
+    .sbbf_contains = sbbf_contains_neon,
 };

@@ -93,6 +93,16 @@ static size_t bl_sbbf_test_scalar(const uint8_t *data, uint64_t nblocks, const u
     return hits;
 }
 
+static void bl_sbbf_add_one_scalar(uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    bl_sbbf_add_one(data, nblocks, h);
+}
+
+static bool bl_sbbf_contains_scalar(const uint8_t *data, uint64_t nblocks, uint64_t h)
+{
+    return bl_sbbf_test_one(data, nblocks, h);
+}
+
 const struct bl_kernels bl_kernels_scalar = {
     .name = "scalar",
     .required = 0,
@@ -109,4 +119,6 @@ const struct bl_kernels bl_kernels_scalar = {
     .blocked_add_new = bl_blocked_add_new_scalar,
     .sbbf_add = bl_sbbf_add_scalar,
     .sbbf_test = bl_sbbf_test_scalar,
+    .sbbf_add_one = bl_sbbf_add_one_scalar,
+    .sbbf_contains = bl_sbbf_contains_scalar,
 };
