@@ -48,19 +48,57 @@ typedef struct subset_class {
  * test_model_matches_spec would fail on it. */
 #define MAX_CLASSES 1024
 
+/* The classes' index by their meets, open addressing: twice MAX_CLASSES, a power of two. */
+#define CLASS_SLOTS (2 * MAX_CLASSES)
+
 typedef struct line_table {
     pthread_once_t once;
     unsigned slots;
     double e[BL_K_MAX_BLOCKED + 1][LMAX + 1];
     subset_class classes[MAX_CLASSES]; /* scratch of the fill, per table: fills may run at once */
+    int16_t class_at[CLASS_SLOTS];     /* class + 1, 0 for an empty slot */
     wide powers[MAX_CLASSES];
     long double powers_ld[MAX_CLASSES], f_ld[MAX_CLASSES];
 } line_table;
 
-static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}};
-static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}};
+static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}, {0}};
+static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}, {0}};
 
 static double unit_clamp(long double e) { return (double)(e < 0 ? 0 : e > 1 ? 1 : e); }
+
+/* Bits set in a 16-bit word, from a table of bytes. Not __builtin_popcount: the library is built
+ * for any x86-64, where that is a call into libgcc, and the first bl_create of a process spent 44
+ * of its 109 million instructions there filling the table below. */
+#define POP2(n) n, n + 1, n + 1, n + 2
+#define POP4(n) POP2(n), POP2(n + 1), POP2(n + 1), POP2(n + 2)
+#define POP6(n) POP4(n), POP4(n + 1), POP4(n + 1), POP4(n + 2)
+static const uint8_t pop8[256] = {POP6(0), POP6(1), POP6(1), POP6(2)};
+
+static unsigned popcount16(uint32_t x) { return pop8[x & 0xffu] + pop8[(x >> 8) & 0xffu]; }
+
+/* The class with these meets: its index, a new one if it is not there yet, or MAX_CLASSES when
+ * the classes are full. A hash of the meets finds it, not a scan of every class: 65536 subsets
+ * for k = 16. */
+static unsigned class_of(line_table *t, unsigned *ncls, const uint8_t meets[BL_K_MAX_BLOCKED + 1],
+                         unsigned k)
+{
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a over meets[0..k]: those past k are 0 */
+    for (unsigned j = 0; j <= k; j++)
+        h = (h ^ meets[j]) * 0x100000001b3u;
+    for (unsigned slot = (unsigned)(h ^ (h >> 32)) & (CLASS_SLOTS - 1);;
+         slot = (slot + 1) & (CLASS_SLOTS - 1)) {
+        const int c = t->class_at[slot] - 1;
+        if (c < 0) {
+            if (*ncls == MAX_CLASSES)
+                return MAX_CLASSES;
+            t->class_at[slot] = (int16_t)(*ncls + 1);
+            memcpy(t->classes[*ncls].meets, meets, BL_K_MAX_BLOCKED + 1);
+            return (*ncls)++;
+        }
+        if (memcmp(t->classes[c].meets, meets, BL_K_MAX_BLOCKED + 1) == 0)
+            return (unsigned)c;
+    }
+}
 
 static void fill_table(line_table *t)
 {
@@ -74,24 +112,21 @@ static void fill_table(line_table *t)
         for (unsigned r = 0; r < 16; r++)
             window[r] = ((query << r) | (query >> (16 - r))) & 0xffffu;
         unsigned ncls = 0;
+        memset(t->class_at, 0, sizeof t->class_at);
         for (uint32_t set = query;; set = (set - 1) & query) { /* every subset of D_k */
             uint8_t meets[BL_K_MAX_BLOCKED + 1] = {0};
             for (unsigned r = 0; r < 16; r++)
-                meets[__builtin_popcount(set & window[r])]++;
-            unsigned c = 0;
-            while (c < ncls && memcmp(cls[c].meets, meets, sizeof meets) != 0)
-                c++;
-            if (c == ncls && ncls < MAX_CLASSES) { /* a new class */
-                memcpy(cls[c].meets, meets, sizeof meets);
+                meets[popcount16(set & window[r])]++;
+            const unsigned before = ncls, c = class_of(t, &ncls, meets, k);
+            if (ncls > before) { /* a new class */
                 wide f = 0, am = 1;
                 for (unsigned j = 0; j <= k; j++, am *= a)
                     f += meets[j] * am;
                 cls[c].f = f / 16;
                 cls[c].coef = 0;
-                ncls++;
             }
             if (c < ncls)
-                cls[c].coef += (__builtin_popcount(set) & 1) ? -1 : 1;
+                cls[c].coef += (popcount16(set) & 1) ? -1 : 1;
             if (set == 0)
                 break;
         }
