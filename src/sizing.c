@@ -51,18 +51,23 @@ typedef struct subset_class {
 /* The classes' index by their meets, open addressing: twice MAX_CLASSES, a power of two. */
 #define CLASS_SLOTS (2 * MAX_CLASSES)
 
+/* One table per line size, its rows E_k(L) filled per k on first use: sizing reads every k, but
+ * a filter opened or described (bl_get_info, the CLI's add and info) reads only its own, and k =
+ * 16 alone takes 65536 subsets (all rows take ~60 million instructions: the first create of a
+ * process 15-20 ms on a Zen 3). */
 typedef struct line_table {
-    pthread_once_t once;
+    pthread_mutex_t lock;              /* one fill at a time: they share the scratch below */
+    bool filled[BL_K_MAX_BLOCKED + 1]; /* row k is ready: read with acquire, set with release */
     unsigned slots;
     double e[BL_K_MAX_BLOCKED + 1][LMAX + 1];
-    subset_class classes[MAX_CLASSES]; /* scratch of the fill, per table: fills may run at once */
+    subset_class classes[MAX_CLASSES]; /* scratch of the fill, per table: tables fill at once */
     int16_t class_at[CLASS_SLOTS];     /* class + 1, 0 for an empty slot */
     wide powers[MAX_CLASSES];
     long double powers_ld[MAX_CLASSES], f_ld[MAX_CLASSES];
 } line_table;
 
-static line_table table512 = {PTHREAD_ONCE_INIT, 512, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}, {0}};
-static line_table table128 = {PTHREAD_ONCE_INIT, 128, {{0}}, {{{0}, 0, 0}}, {0}, {0}, {0}, {0}};
+static line_table table512 = {.lock = PTHREAD_MUTEX_INITIALIZER, .slots = 512};
+static line_table table128 = {.lock = PTHREAD_MUTEX_INITIALIZER, .slots = 128};
 
 static double unit_clamp(long double e) { return (double)(e < 0 ? 0 : e > 1 ? 1 : e); }
 
@@ -100,65 +105,75 @@ static unsigned class_of(line_table *t, unsigned *ncls, const uint8_t meets[BL_K
     }
 }
 
-static void fill_table(line_table *t)
+/* Row k of the table: E_k(L) for L = 0..LMAX. Called under t->lock. */
+static void fill_row(line_table *t, unsigned k)
 {
     subset_class *cls = t->classes;
     const wide a = 1 - (wide)16 / t->slots;
-    for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
-        uint32_t query = 0; /* D_k as a 16-bit set */
-        for (unsigned i = 0; i < k; i++)
-            query |= 1u << bl_blocked_offsets[k][i];
-        uint32_t window[16]; /* its translates r + D_k */
+    uint32_t query = 0; /* D_k as a 16-bit set */
+    for (unsigned i = 0; i < k; i++)
+        query |= 1u << bl_blocked_offsets[k][i];
+    uint32_t window[16]; /* its translates r + D_k */
+    for (unsigned r = 0; r < 16; r++)
+        window[r] = ((query << r) | (query >> (16 - r))) & 0xffffu;
+    unsigned ncls = 0;
+    memset(t->class_at, 0, sizeof t->class_at);
+    for (uint32_t set = query;; set = (set - 1) & query) { /* every subset of D_k */
+        uint8_t meets[BL_K_MAX_BLOCKED + 1] = {0};
         for (unsigned r = 0; r < 16; r++)
-            window[r] = ((query << r) | (query >> (16 - r))) & 0xffffu;
-        unsigned ncls = 0;
-        memset(t->class_at, 0, sizeof t->class_at);
-        for (uint32_t set = query;; set = (set - 1) & query) { /* every subset of D_k */
-            uint8_t meets[BL_K_MAX_BLOCKED + 1] = {0};
-            for (unsigned r = 0; r < 16; r++)
-                meets[popcount16(set & window[r])]++;
-            const unsigned before = ncls, c = class_of(t, &ncls, meets, k);
-            if (ncls > before) { /* a new class */
-                wide f = 0, am = 1;
-                for (unsigned j = 0; j <= k; j++, am *= a)
-                    f += meets[j] * am;
-                cls[c].f = f / 16;
-                cls[c].coef = 0;
-            }
-            if (c < ncls)
-                cls[c].coef += (popcount16(set) & 1) ? -1 : 1;
-            if (set == 0)
-                break;
+            meets[popcount16(set & window[r])]++;
+        const unsigned before = ncls, c = class_of(t, &ncls, meets, k);
+        if (ncls > before) { /* a new class */
+            wide f = 0, am = 1;
+            for (unsigned j = 0; j <= k; j++, am *= a)
+                f += meets[j] * am;
+            cls[c].f = f / 16;
+            cls[c].coef = 0;
         }
-        wide *pw = t->powers;
-        for (unsigned c = 0; c < ncls; c++)
-            pw[c] = 1;
-        for (unsigned L = 0; L <= PRECISE_LOADS; L++) {
-            wide e = 0;
-            for (unsigned c = 0; c < ncls; c++) {
-                e += cls[c].coef * pw[c];
-                pw[c] *= cls[c].f;
-            }
-            t->e[k][L] = unit_clamp((long double)e);
-        }
-        long double *pl = t->powers_ld, *fl = t->f_ld; /* go on from f^(PRECISE_LOADS + 1) */
+        if (c < ncls)
+            cls[c].coef += (popcount16(set) & 1) ? -1 : 1;
+        if (set == 0)
+            break;
+    }
+    wide *pw = t->powers;
+    for (unsigned c = 0; c < ncls; c++)
+        pw[c] = 1;
+    for (unsigned L = 0; L <= PRECISE_LOADS; L++) {
+        wide e = 0;
         for (unsigned c = 0; c < ncls; c++) {
-            pl[c] = (long double)pw[c];
-            fl[c] = (long double)cls[c].f;
+            e += cls[c].coef * pw[c];
+            pw[c] *= cls[c].f;
         }
-        for (unsigned L = PRECISE_LOADS + 1; L <= LMAX; L++) {
-            long double e = 0;
-            for (unsigned c = 0; c < ncls; c++) {
-                e += cls[c].coef * pl[c];
-                pl[c] *= fl[c];
-            }
-            t->e[k][L] = unit_clamp(e);
+        t->e[k][L] = unit_clamp((long double)e);
+    }
+    long double *pl = t->powers_ld, *fl = t->f_ld; /* go on from f^(PRECISE_LOADS + 1) */
+    for (unsigned c = 0; c < ncls; c++) {
+        pl[c] = (long double)pw[c];
+        fl[c] = (long double)cls[c].f;
+    }
+    for (unsigned L = PRECISE_LOADS + 1; L <= LMAX; L++) {
+        long double e = 0;
+        for (unsigned c = 0; c < ncls; c++) {
+            e += cls[c].coef * pl[c];
+            pl[c] *= fl[c];
         }
+        t->e[k][L] = unit_clamp(e);
     }
 }
 
-static void fill512(void) { fill_table(&table512); }
-static void fill128(void) { fill_table(&table128); }
+/* Row k, filled first if no thread has yet. */
+static const double *table_row(line_table *t, unsigned k)
+{
+    if (!__atomic_load_n(&t->filled[k], __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&t->lock);
+        if (!t->filled[k]) {
+            fill_row(t, k);
+            __atomic_store_n(&t->filled[k], true, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&t->lock);
+    }
+    return t->e[k];
+}
 
 /* log(n!) for the Poisson terms. lgamma_r, not lgamma: lgamma also stores the sign of Gamma in
  * the global signgam, so every sizing and every bl_get_info wrote it, racing with other threads
@@ -202,9 +217,7 @@ double bl_model_line_fpp(unsigned slots, unsigned k, double lambda)
 {
     if (k < 1 || k > BL_K_MAX_BLOCKED || !(lambda >= 0))
         return 1.0;
-    line_table *t = slots == 128 ? &table128 : &table512;
-    pthread_once(&t->once, slots == 128 ? fill128 : fill512);
-    double r = poisson_mix(t->e[k], lambda);
+    double r = poisson_mix(table_row(slots == 128 ? &table128 : &table512, k), lambda);
     if (r < 0) /* overloaded lines: the rate is near 1 anyway; use the fill^k estimate */
         r = pow(-expm1(lambda * bl_model_line_clear_log(slots, k)), k);
     return r > 1 ? 1 : r;
