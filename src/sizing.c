@@ -53,14 +53,14 @@ typedef struct subset_class {
 
 /* One table per line size, its rows E_k(L) filled per k on first use: sizing reads every k, but
  * a filter opened or described (bl_get_info, the CLI's add and info) reads only its own, and k =
- * 16 alone takes 65536 subsets (all rows take ~60 million instructions: the first create of a
- * process 15-20 ms on a Zen 3). */
+ * 16 alone takes 65536 subsets (all rows: ~60 million instructions, the cost of a process's
+ * first create, see bl_create in bloomline.h). */
 typedef struct line_table {
     pthread_mutex_t lock;              /* one fill at a time: they share the scratch below */
     bool filled[BL_K_MAX_BLOCKED + 1]; /* row k is ready: read with acquire, set with release */
     unsigned slots;
     double e[BL_K_MAX_BLOCKED + 1][LMAX + 1];
-    subset_class classes[MAX_CLASSES]; /* scratch of the fill, per table: tables fill at once */
+    subset_class classes[MAX_CLASSES]; /* fill scratch, one per table: both may fill at once */
     int16_t class_at[CLASS_SLOTS];     /* class + 1, 0 for an empty slot */
     wide powers[MAX_CLASSES];
     long double powers_ld[MAX_CLASSES], f_ld[MAX_CLASSES];
