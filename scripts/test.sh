@@ -37,13 +37,15 @@ for cc in gcc clang; do
     ctest --test-dir "$dir" --output-on-failure -j"$jobs"
 done
 
-# The tests that start threads (concurrent inserts and counting adds, sizing, the CLI's workers) under
-# ThreadSanitizer, which reports a race even where the results come out right.
+# The tests that start threads (concurrent inserts and counting adds, the sizing model's fill,
+# the CLI's workers) under ThreadSanitizer, which reports a race even where the results come
+# out right.
 step "TSan build and the threaded tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMLINE_WERROR=ON \
   -DBLOOMLINE_SANITIZE_THREAD=ON -DBLOOMLINE_BUILD_BENCH=OFF >/dev/null
 cmake --build build-tsan -j"$jobs"
-ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^(test_filter|test_counting|test_parts|test_sizing_threads|cli)$'
+ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
+  -R '^(test_filter|test_counting|test_parts|test_sizing_threads|cli)$'
 
 for s in check-isa test-aarch64 fuzz test-install; do
   if [ -f "scripts/$s.sh" ]; then
