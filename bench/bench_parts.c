@@ -198,6 +198,102 @@ static void atomic_parts(uint64_t n, const char *kernel)
     free(k);
 }
 
+/* ---- bl_get_info's fill count ------------------------------------------------------------- */
+
+/* The memory limit of a pass over the payload: every word read and summed. */
+static uint64_t read_words(const uint8_t *data, uint64_t nbytes)
+{
+    const uint64_t *w = (const uint64_t *)(const void *)data;
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < nbytes / 8; i++)
+        sum += w[i];
+    return sum;
+}
+
+/* The count bloomline made before its kernels had one, and the obvious one: built with this
+ * program's flags, which on x86-64 is the baseline, where each word is a call to libgcc. */
+static uint64_t builtin_popcount(const uint8_t *data, uint64_t nbytes)
+{
+    const uint64_t *w = (const uint64_t *)(const void *)data;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < nbytes / 8; i++)
+        total += (uint64_t)__builtin_popcountll(w[i]);
+    return total;
+}
+
+static void fill_row(const char *what, const char *kernel, uint64_t n, bb_stat s, bb_stat probe)
+{
+    char c[64];
+    printf("| %s | %s | 2^%d | %s | %.1f | %.2f |\n", what, kernel, __builtin_ctzll(n),
+           bb_fmt_ns(s, c, 64), 64 / s.med, s.med / probe.med);
+}
+
+/* bl_get_info counts the set bits of the whole payload for its estimates: with each kernel's
+ * count, beside the read of every word and the __builtin_popcountll loop, the three timed in
+ * turn within each repetition so that they see the same load. ns per 64-byte line. */
+static void fill_parts(uint64_t n, const char *best, bool quick)
+{
+    bl_filter *f = make(n, best, 0);
+    if (f == NULL)
+        return;
+    const size_t s = 1u << 16;
+    uint64_t *k = bb_malloc(s * 8);
+    for (uint64_t i = 0; i < n; i += s) {
+        const size_t c = (size_t)(n - i < s ? n - i : s);
+        bb_keys_u64(k, i, c);
+        bl_add_u64_batch(f, k, c);
+    }
+    free(k);
+    const uint64_t lines = f->nbytes / BL_LINE_BYTES;
+    /* each repetition passes over at least 64 MiB (4 MiB in a smoke run) */
+    const uint64_t passes = LP(lines * (quick ? 1 : 16));
+    bl_info info;
+    bl_get_info(f, &info);
+    const uint64_t set = (uint64_t)(info.fill_ratio * (double)f->nbits + 0.5);
+    if (builtin_popcount(f->data, f->nbytes) != set) {
+        fprintf(stderr, "bench_parts: WRONG FILL: bl_get_info read %llu set bits, the loop %llu\n",
+                (unsigned long long)set,
+                (unsigned long long)builtin_popcount(f->data, f->nbytes));
+        wrong++;
+    }
+    bb_stat probe = {0}, loop = {0};
+    for (size_t i = 0; bl_kernel_at(i) != NULL; i++) {
+        const struct bl_kernels *kern = NULL;
+        if (!bl_kernel_supported(bl_kernel_at(i)) || bl_kernel_resolve(bl_kernel_at(i), &kern))
+            continue;
+#if defined(__x86_64__) || defined(__i386__)
+        if (!strcmp(kern->name, "neon"))
+            continue;
+#endif
+        bl_filter_set_kernel(f, kern);
+        double vi[BB_MAX_REPS], vr[BB_MAX_REPS], vl[BB_MAX_REPS];
+        uint64_t sink = 0;
+        const double per = (double)(lines * passes);
+        for (int r = 0; r < reps; r++) {
+            uint64_t t0 = bb_timer_ns();
+            for (uint64_t p = 0; p < passes; p++)
+                sink += bl_get_info(f, &info) == BL_OK;
+            vi[r] = (double)(bb_timer_ns() - t0) / per;
+            t0 = bb_timer_ns();
+            for (uint64_t p = 0; p < passes; p++)
+                sink += read_words(f->data, f->nbytes);
+            vr[r] = (double)(bb_timer_ns() - t0) / per;
+            t0 = bb_timer_ns();
+            for (uint64_t p = 0; p < passes; p++)
+                sink += builtin_popcount(f->data, f->nbytes);
+            vl[r] = (double)(bb_timer_ns() - t0) / per;
+        }
+        bb_sink += sink;
+        probe = bb_stat_of(vr, reps);
+        loop = bb_stat_of(vl, reps);
+        fill_row("bl_get_info (kernel count_bits)", kern->name, n, bb_stat_of(vi, reps), probe);
+    }
+    /* the last kernel's pairs: each kernel's row was timed with its own, alike */
+    fill_row("read of every word (the memory limit)", "-", n, probe, probe);
+    fill_row("__builtin_popcountll loop (this build's flags)", "-", n, loop, probe);
+    bl_free(f);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: bench_parts [--quick]\n"
@@ -246,5 +342,10 @@ int main(int argc, char **argv)
     }
     url_parts(quick ? (1u << 12) : (1u << 20), best);
     atomic_parts(quick ? (1u << 14) : (1u << 27), best);
+    printf("\nThe fill count behind bl_get_info's estimates: every word of the payload, "
+           "ns per 64-byte line, median (min) of %d repetitions.\n\n", reps);
+    printf("| count | kernel | keys | ns/line | GB/s | x read |\n|---|---|---:|---:|---:|---:|\n");
+    fill_parts(small, best, quick);
+    fill_parts(quick ? (1u << 14) : (UINT64_C(1) << 29), best, quick);
     return wrong ? 1 : 0;
 }

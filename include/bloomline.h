@@ -373,7 +373,10 @@ typedef struct bl_info {
     const char *kernel;        /* the probe kernel this filter uses */
 } bl_info;
 
-/* Describe a filter (walks the bit array to count the fill: O(size)). */
+/* Describe a filter. It reads the whole payload to count the fill, with the filter's kernel:
+ * at the speed of a plain read of memory with AVX2 (a 640 MiB filter: 45 ms on a 2-core Zen 3
+ * guest; bench_parts), at about half that speed with the scalar kernel (86 ms). A program that
+ * asks often about a large filter pays that pass each time. */
 BL_API bl_status bl_get_info(const bl_filter *filter, bl_info *info);
 /* Scalable layout: describe stage i (0 = oldest). */
 BL_API bl_status bl_get_stage_info(const bl_filter *filter, size_t stage, bl_info *info);

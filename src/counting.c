@@ -104,12 +104,7 @@ size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size
 
 uint64_t bl_counting_nonzero(const bl_filter *f)
 {
-    const uint64_t *w = (const uint64_t *)(const void *)f->data;
-    uint64_t total = 0;
-    for (size_t i = 0; i < f->nbytes / 8; i++) {
-        total += (uint64_t)__builtin_popcountll(bl_counting_nonzero_bits(w[i]));
-    }
-    return total;
+    return f->kern->count_nonzero_nibbles(f->data, f->nbytes);
 }
 
 /* Each byte of a and b holds one counter (0..15) in its low nibble. */

@@ -119,6 +119,11 @@ struct bl_kernels {
      * instructions on their loop and a hash stored to be read back). */
     void (*sbbf_add_one)(uint8_t *data, uint64_t nblocks, uint64_t h);
     bool (*sbbf_contains)(const uint8_t *data, uint64_t nblocks, uint64_t h);
+    /* Whole-array counts over nbytes (a multiple of 8) of little-endian words, for the fill
+     * behind bl_get_info's estimates: set bits, and non-zero nibbles (the counting layout's
+     * counters). counts_scalar.c is their specification. */
+    uint64_t (*count_bits)(const uint8_t *data, uint64_t nbytes);
+    uint64_t (*count_nonzero_nibbles)(const uint8_t *data, uint64_t nbytes);
 };
 
 extern const struct bl_kernels bl_kernels_scalar;
@@ -131,6 +136,8 @@ extern bl_add_u64_fn *const bl_blocked_add_u64_scalar[];
 void bl_blocked_add_one_scalar(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
 size_t bl_blocked_add_new_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                  size_t n, size_t avail, uint64_t room, uint64_t *taken);
+uint64_t bl_count_bits_scalar(const uint8_t *data, uint64_t nbytes);
+uint64_t bl_count_nonzero_nibbles_scalar(const uint8_t *data, uint64_t nbytes);
 #if defined(BLOOMLINE_HAVE_AVX2)
 extern const struct bl_kernels bl_kernels_avx2;
 #endif
@@ -139,6 +146,8 @@ extern const struct bl_kernels bl_kernels_avx512;
 #endif
 #if defined(BLOOMLINE_HAVE_NEON)
 extern const struct bl_kernels bl_kernels_neon;
+uint64_t bl_count_bits_neon(const uint8_t *data, uint64_t nbytes);
+uint64_t bl_count_nonzero_nibbles_neon(const uint8_t *data, uint64_t nbytes);
 #endif
 
 /* Resolve a kernel by name (NULL: BLOOMLINE_KERNEL, else the best supported). */

@@ -334,4 +334,6 @@ const struct bl_kernels bl_kernels_avx2 = {
     .sbbf_test = bl_sbbf_test_avx2,
     .sbbf_add_one = bl_sbbf_add_one_avx2,
     .sbbf_contains = bl_sbbf_contains_avx2,
+    .count_bits = bl_count_bits_avx2,
+    .count_nonzero_nibbles = bl_count_nonzero_nibbles_avx2,
 };

@@ -19,6 +19,8 @@ size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *
                          size_t avail, uint8_t *res);
 void bl_sbbf_add_one_avx2(uint8_t *data, uint64_t nblocks, uint64_t h);
 bool bl_sbbf_contains_avx2(const uint8_t *data, uint64_t nblocks, uint64_t h);
+uint64_t bl_count_bits_avx2(const uint8_t *data, uint64_t nbytes);
+uint64_t bl_count_nonzero_nibbles_avx2(const uint8_t *data, uint64_t nbytes);
 
 /* The rolling prefetch window of the blocked layout. A key's line address costs a 64x64->128
  * multiply; each is computed once, when the key enters the window (and its line is prefetched),

@@ -204,4 +204,6 @@ const struct bl_kernels bl_kernels_neon = {
     .sbbf_test = sbbf_test_neon,
     .sbbf_add_one = sbbf_add_one_neon,
     .sbbf_contains = sbbf_contains_neon,
+    .count_bits = bl_count_bits_neon,
+    .count_nonzero_nibbles = bl_count_nonzero_nibbles_neon,
 };

@@ -121,4 +121,6 @@ const struct bl_kernels bl_kernels_scalar = {
     .sbbf_test = bl_sbbf_test_scalar,
     .sbbf_add_one = bl_sbbf_add_one_scalar,
     .sbbf_contains = bl_sbbf_contains_scalar,
+    .count_bits = bl_count_bits_scalar,
+    .count_nonzero_nibbles = bl_count_nonzero_nibbles_scalar,
 };
