@@ -245,7 +245,7 @@ static void fill_parts(uint64_t n, const char *best, bool quick)
     }
     free(k);
     const uint64_t lines = f->nbytes / BL_LINE_BYTES;
-    /* each repetition passes over at least 64 MiB (4 MiB in a smoke run) */
+    /* each repetition passes over at least 8 MiB (1 MiB in a smoke run) */
     const uint64_t passes = LP(lines * (quick ? 1 : 16));
     bl_info info;
     bl_get_info(f, &info);
