@@ -8,8 +8,9 @@
 /* XXH3 of a key of at most 16 bytes, inlined (bl_add and bl_contains are `flatten`: gcc left the
  * call once two functions used it). The blocked layout's single-key call then needs no frame of
  * its own and tail-calls the kernel: 8-byte keys 6.0 -> 4.1 ns per query and 5.8 -> 4.3 per add
- * at 2^16 keys on the Zen 5, AVX-512 kernel. Longer keys take bl_xxh3_bytes, whose 17..240-byte
- * paths save registers. A NULL key is empty here (bl_key_is_bad), and XXH3 reads no byte of it. */
+ * at 2^16 keys on the Zen 5, AVX-512 kernel. Longer keys go out of line (add_long_plain,
+ * contains_long_blocked), as XXH3's 17..240-byte paths save registers. A NULL key is empty here
+ * (bl_key_is_bad), and XXH3 reads no byte of it. */
 static inline uint64_t short_key_xxh3(const void *key, size_t len, uint64_t seed)
 {
     return XXH3_64bits_withSeed(key != NULL ? key : "", len, seed);
@@ -100,8 +101,8 @@ static bool test_hash(const bl_filter *f, uint64_t h)
     return false;
 }
 
-/* Every layout and length but a plain blocked filter's short keys, which bl_add adds itself:
- * kept out of line, so that bl_add saves no registers for them. */
+/* Every layout but a plain blocked filter, whose keys bl_add adds itself: kept out of line, so
+ * that bl_add saves no registers for them. */
 __attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const void *key, size_t len)
 {
     if (!writable(filter))
@@ -116,11 +117,26 @@ __attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const vo
     return add_hash(filter, bl_hash_bytes_scheme(filter->hash, filter->seed, key, len));
 }
 
+/* A plain blocked filter's key over 16 bytes: XXH3 inline, in one frame with the add compiled
+ * for the filter's kernel and k. Through add_bytes (the layout's tests, the scheme's, the
+ * kernel's add for any k, two frames saving registers) a 50-byte key took 197 instructions,
+ * here 151 (callgrind). Not faster on the busy Zen 3 where it was made (bench_filters' URL
+ * insert at 2^16, best of 9, alternated 4 times: 17.2-17.6 before, 17.6-18.0 after). */
+__attribute__((noinline)) static bl_status add_long_plain(bl_filter *filter, const void *key,
+                                                         size_t len)
+{
+    filter->add_hash_plain(filter, XXH3_64bits_withSeed(key, len, filter->seed));
+    filter->keys_added = bl_keys_sum(filter->keys_added, 1);
+    return BL_OK;
+}
+
 __attribute__((flatten)) bl_status bl_add(bl_filter *filter, const void *key, size_t len)
 {
     if (filter == NULL || bl_key_is_bad(key, len))
         return BL_E_INVALID;
-    if (filter->add_hash_plain != NULL && writable(filter) && len <= 16) {
+    if (filter->add_hash_plain != NULL && writable(filter)) {
+        if (len > 16)
+            return add_long_plain(filter, key, len);
         filter->add_hash_plain(filter, short_key_xxh3(key, len, filter->seed));
         filter->keys_added = bl_keys_sum(filter->keys_added, 1);
         return BL_OK;
@@ -160,8 +176,7 @@ bl_status bl_add_hash(bl_filter *filter, uint64_t hash)
     return add_hash(filter, hash);
 }
 
-/* Every layout and length but the blocked layout's short keys, which bl_contains answers itself
- * (out of line, as add_bytes). */
+/* Every layout but blocked, which bl_contains answers itself (out of line, as add_bytes). */
 __attribute__((noinline)) static bool contains_bytes(const bl_filter *filter, const void *key,
                                                      size_t len)
 {
@@ -170,19 +185,28 @@ __attribute__((noinline)) static bool contains_bytes(const bl_filter *filter, co
         bl_murmur3_x64_128(key, len, (uint32_t)filter->seed, h);
         return bl_classic_test_h(filter, h[0], h[1]);
     }
-    /* XXH3 past bl_hash_bytes_scheme's switch: 7.4 against 7.6-8.0 ns per single 50-byte
-     * query at 2^16 */
-    if (filter->layout == BL_LAYOUT_BLOCKED)
-        return filter->contains_hash(filter, bl_xxh3_bytes(key, len, filter->seed));
     return test_hash(filter, bl_hash_bytes_scheme(filter->hash, filter->seed, key, len));
+}
+
+/* A blocked filter's key over 16 bytes: XXH3 inline, in one frame with the call to the probe.
+ * Through contains_bytes and bl_xxh3_bytes a 50-byte key took 139 instructions, here 124
+ * (callgrind); bench_filters' URL hit at 2^16 on the Zen 3, best of 9, alternated 4 times:
+ * 12.1-12.3 -> 11.0-11.6 ns. */
+__attribute__((noinline)) static bool contains_long_blocked(const bl_filter *filter,
+                                                            const void *key, size_t len)
+{
+    return filter->contains_hash(filter, XXH3_64bits_withSeed(key, len, filter->seed));
 }
 
 __attribute__((flatten)) bool bl_contains(const bl_filter *filter, const void *key, size_t len)
 {
     if (filter == NULL || bl_key_is_bad(key, len))
         return false;
-    if (filter->layout == BL_LAYOUT_BLOCKED && len <= 16)
-        return filter->contains_hash(filter, short_key_xxh3(key, len, filter->seed));
+    if (filter->layout == BL_LAYOUT_BLOCKED) {
+        if (len <= 16)
+            return filter->contains_hash(filter, short_key_xxh3(key, len, filter->seed));
+        return contains_long_blocked(filter, key, len);
+    }
     return contains_bytes(filter, key, len);
 }
 
