@@ -59,6 +59,16 @@ static bl_filter *make(uint64_t n, const char *kernel, unsigned flags)
     return f;
 }
 
+/* Add keys [from, to) through buf (cap keys), which holds the last chunk after. */
+static void add_keys(bl_filter *f, uint64_t from, uint64_t to, uint64_t *buf, size_t cap)
+{
+    for (uint64_t i = from; i < to; i += cap) {
+        const size_t c = (size_t)(to - i < cap ? to - i : cap);
+        bb_keys_u64(buf, i, c);
+        bl_add_u64_batch(f, buf, c);
+    }
+}
+
 /* uint64 keys, in cache and out: batch = hash stage + probe stage + pipeline. */
 static void u64_parts(uint64_t n, const char *kernel)
 {
@@ -68,13 +78,8 @@ static void u64_parts(uint64_t n, const char *kernel)
     const size_t s = (size_t)(n < (1u << 21) ? n : (1u << 21));
     uint64_t *k = bb_malloc(s * 8), *h = bb_malloc(s * 8);
     uint8_t *res = bb_malloc(s);
-    for (uint64_t i = s; i < n; i += s) { /* fill with n keys; the timed sample is the first s */
-        size_t c = (size_t)(n - i < s ? n - i : s);
-        bb_keys_u64(k, i, c);
-        bl_add_u64_batch(f, k, c);
-    }
-    bb_keys_u64(k, 0, s);
-    bl_add_u64_batch(f, k, s);
+    add_keys(f, s, n, k, s); /* fill with n keys; the timed sample is the first s */
+    add_keys(f, 0, s, k, s);
     f->kern->hash_u64_xxh3(k, s, f->seed, h);
     check_hits("bl_contains_u64_batch", kernel, bl_contains_u64_batch(f, k, s, NULL), s);
     check_hits("blocked_test on hash_u64_xxh3", kernel,
@@ -238,11 +243,7 @@ static void fill_parts(uint64_t n, const char *best, bool quick)
         return;
     const size_t s = 1u << 16;
     uint64_t *k = bb_malloc(s * 8);
-    for (uint64_t i = 0; i < n; i += s) {
-        const size_t c = (size_t)(n - i < s ? n - i : s);
-        bb_keys_u64(k, i, c);
-        bl_add_u64_batch(f, k, c);
-    }
+    add_keys(f, 0, n, k, s);
     free(k);
     const uint64_t lines = f->nbytes / BL_LINE_BYTES;
     /* each repetition passes over at least 8 MiB (1 MiB in a smoke run) */
@@ -250,10 +251,10 @@ static void fill_parts(uint64_t n, const char *best, bool quick)
     bl_info info;
     bl_get_info(f, &info);
     const uint64_t set = (uint64_t)(info.fill_ratio * (double)f->nbits + 0.5);
-    if (builtin_popcount(f->data, f->nbytes) != set) {
+    const uint64_t counted = builtin_popcount(f->data, f->nbytes);
+    if (counted != set) {
         fprintf(stderr, "bench_parts: WRONG FILL: bl_get_info read %llu set bits, the loop %llu\n",
-                (unsigned long long)set,
-                (unsigned long long)builtin_popcount(f->data, f->nbytes));
+                (unsigned long long)set, (unsigned long long)counted);
         wrong++;
     }
     bb_stat probe = {0}, loop = {0};

@@ -110,15 +110,14 @@ bl_status bl_get_info(const bl_filter *filter, bl_info *info)
         return bl_scalable_get_info(filter, info);
     describe(filter, info);
     const uint64_t counters = filter->nblocks * BL_COUNTING_SLOTS;
-    const struct bl_kernels *kern = filter->kern;
     if (filter->layout == BL_LAYOUT_COUNTING) {
         estimate(filter, BL_LAYOUT_COUNTING, bl_counting_nonzero(filter), counters, info);
         return BL_OK;
     }
-    const uint64_t set = kern->count_bits(filter->data, filter->nbytes);
+    const uint64_t set = filter->kern->count_bits(filter->data, filter->nbytes);
     if (filter->layout == BL_LAYOUT_BLOCKED && frozen_counting(filter, set))
-        estimate(filter, BL_LAYOUT_COUNTING,
-                 kern->count_nonzero_nibbles(filter->data, filter->nbytes), counters, info);
+        /* every non-zero nibble whole: its counters are a quarter of its bits */
+        estimate(filter, BL_LAYOUT_COUNTING, set / 4, counters, info);
     else
         estimate(filter, filter->layout, set, filter->nbits, info);
     return BL_OK;

@@ -117,6 +117,15 @@ __attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const vo
     return add_hash(filter, bl_hash_bytes_scheme(filter->hash, filter->seed, key, len));
 }
 
+/* A plain blocked filter's add of one hash: the add compiled for its kernel and k, then the
+ * count. */
+static inline bl_status add_plain(bl_filter *filter, uint64_t hash)
+{
+    filter->add_hash_plain(filter, hash);
+    filter->keys_added = bl_keys_sum(filter->keys_added, 1);
+    return BL_OK;
+}
+
 /* A plain blocked filter's key over 16 bytes: XXH3 inline, in one frame with the add compiled
  * for the filter's kernel and k. Through add_bytes (the layout's tests, the scheme's, the
  * kernel's add for any k, two frames saving registers) a 50-byte key took 197 instructions,
@@ -125,9 +134,7 @@ __attribute__((noinline)) static bl_status add_bytes(bl_filter *filter, const vo
 __attribute__((noinline)) static bl_status add_long_plain(bl_filter *filter, const void *key,
                                                          size_t len)
 {
-    filter->add_hash_plain(filter, XXH3_64bits_withSeed(key, len, filter->seed));
-    filter->keys_added = bl_keys_sum(filter->keys_added, 1);
-    return BL_OK;
+    return add_plain(filter, XXH3_64bits_withSeed(key, len, filter->seed));
 }
 
 __attribute__((flatten)) bl_status bl_add(bl_filter *filter, const void *key, size_t len)
@@ -137,9 +144,7 @@ __attribute__((flatten)) bl_status bl_add(bl_filter *filter, const void *key, si
     if (filter->add_hash_plain != NULL && writable(filter)) {
         if (len > 16)
             return add_long_plain(filter, key, len);
-        filter->add_hash_plain(filter, short_key_xxh3(key, len, filter->seed));
-        filter->keys_added = bl_keys_sum(filter->keys_added, 1);
-        return BL_OK;
+        return add_plain(filter, short_key_xxh3(key, len, filter->seed));
     }
     return add_bytes(filter, key, len);
 }
@@ -165,12 +170,8 @@ bl_status bl_add_hash(bl_filter *filter, uint64_t hash)
 {
     if (filter == NULL)
         return BL_E_INVALID;
-    /* as bl_add_u64: the add compiled for the kernel and k, then the count */
-    if (filter->add_hash_plain != NULL && writable(filter)) {
-        filter->add_hash_plain(filter, hash);
-        filter->keys_added = bl_keys_sum(filter->keys_added, 1);
-        return BL_OK;
-    }
+    if (filter->add_hash_plain != NULL && writable(filter))
+        return add_plain(filter, hash);
     if (!writable(filter))
         return BL_E_READ_ONLY;
     return add_hash(filter, hash);
