@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The blocked layout's word sets (internal.h) as tables for SIMD index vectors. Row k of
- * bl_blocked_offsets is D_k, the word offsets of probes 0..k-1 (0 past k); row k of
- * bl_blocked_probe_of maps an offset d to the probe i with D_k[i] = d, or to lane 15 (a lane
+ * bl_blocked_offsets (in internal.h, so kernels fold it) is D_k, the word offsets of probes
+ * 0..k-1 (0 past k); row k of bl_blocked_probe_of maps an offset d to the probe i with D_k[i] = d, or to lane 15 (a lane
  * past k, whose bit is 0) when no probe uses d, twice over: so the 16 (or 8) entries from
  * 16 - r on are the probes of words 0, 1, ... for a key with shift r, one unaligned load.
  * test_kernels checks both tables against each other.
@@ -13,26 +13,6 @@
  * candidates (docs/DESIGN.md; test_sizing repeats it for k <= 8). Fixed forever: part of the
  * format. */
 #include "internal.h"
-
-const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16] __attribute__((aligned(64))) = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 0 */
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 1 */
-    {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 2 */
-    {0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 3 */
-    {0, 1, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 4 */
-    {0, 1, 4, 6, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 5 */
-    {0, 1, 4, 5, 7, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 6 */
-    {0, 1, 3, 4, 5, 8, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 7 */
-    {0, 1, 2, 3, 5, 6, 9, 11, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 8 */
-    {0, 1, 2, 4, 5, 6, 8, 9, 11, 0, 0, 0, 0, 0, 0, 0}, /* k = 9 */
-    {0, 1, 3, 4, 5, 6, 8, 9, 10, 12, 0, 0, 0, 0, 0, 0}, /* k = 10 */
-    {0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 12, 0, 0, 0, 0, 0}, /* k = 11 */
-    {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13, 0, 0, 0, 0}, /* k = 12 */
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 0, 0, 0}, /* k = 13 */
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 0}, /* k = 14 */
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0}, /* k = 15 */
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, /* k = 16 */
-};
 
 const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32] __attribute__((aligned(64))) = {
     {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}, /* k = 0 */

@@ -385,9 +385,31 @@ static const uint32_t bl_blocked_mul[16] = {
  * pointer rather than loading their address from the GOT (one instruction less per probe). */
 #define BL_HIDDEN __attribute__((visibility("hidden")))
 
-/* D_k (row k: offsets of probes 0..k-1, 0 past k) and its inverse (row k, column d and d + 16:
- * the probe with offset d, or 15, a lane past k, when none has it). */
-extern const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16] BL_HIDDEN;
+/* D_k (row k: offsets of probes 0..k-1, 0 past k; blocked_maps.c tells how the sets were
+ * chosen). Here rather than there so that a kernel compiled for one k folds its row into
+ * constants (AVX2's D_k << 28). */
+static const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16]
+    __attribute__((aligned(64))) = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 0 */
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 1 */
+    {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 2 */
+    {0, 1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 3 */
+    {0, 1, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 4 */
+    {0, 1, 4, 6, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 5 */
+    {0, 1, 4, 5, 7, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 6 */
+    {0, 1, 3, 4, 5, 8, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 7 */
+    {0, 1, 2, 3, 5, 6, 9, 11, 0, 0, 0, 0, 0, 0, 0, 0}, /* k = 8 */
+    {0, 1, 2, 4, 5, 6, 8, 9, 11, 0, 0, 0, 0, 0, 0, 0}, /* k = 9 */
+    {0, 1, 3, 4, 5, 6, 8, 9, 10, 12, 0, 0, 0, 0, 0, 0}, /* k = 10 */
+    {0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 12, 0, 0, 0, 0, 0}, /* k = 11 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13, 0, 0, 0, 0}, /* k = 12 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 0, 0, 0}, /* k = 13 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 0}, /* k = 14 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0}, /* k = 15 */
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, /* k = 16 */
+};
+/* D_k's inverse (row k, column d and d + 16: the probe with offset d, or 15, a lane past k,
+ * when none has it). */
 extern const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32] BL_HIDDEN;
 
 /* The key's word shift r. */

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "../counting.h"
+#include "kernels_avx2.h"
 
 /*
  * Updates are the specification's scalar loop. A key's k counter steps are scattered nibble
@@ -17,7 +18,7 @@
  */
 
 /* Query: the 32-bit word holding each probed counter (counter c is bits 4(c & 7).. of word
- * c >> 3) taken out of the line's two halves by two vpermd and a blend on bit 3 of its index;
+ * c >> 3) taken out of the line's two halves by two vpermd and a blend (bl_avx2_probe_words);
  * no probe lane below k may read zero. */
 static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
@@ -29,21 +30,14 @@ static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned 
     const __m256i x = _mm256_set1_epi32((int)(uint32_t)h);
     const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i nib = _mm256_set1_epi32(15);
-    const __m256i r = _mm256_set1_epi32((int)bl_blocked_shift(h));
     __m256i bad = _mm256_setzero_si256();
     for (unsigned base = 0; base < k; base += 8) {
-        /* counter (x >> 29) of the probe's word r + D_k[i]: bits 4 * (x >> 29) of that word;
-         * vpermd reads the index's low 3 bits, and bit 3 picks the half (r + D_k[i] < 32, so
-         * bit 3 is that of the word mod 16) */
+        /* counter (x >> 29) of the probe's word r + D_k[i]: bits 4 * (x >> 29) of that word */
         const __m256i product = _mm256_mullo_epi32(x, base ? m1 : m0);
         const __m256i shift = _mm256_slli_epi32(_mm256_srli_epi32(product, 29), 2);
         const __m256i offsets =
             _mm256_load_si256((const __m256i *)(const void *)(bl_blocked_offsets[k] + base));
-        const __m256i idx = _mm256_add_epi32(r, offsets);
-        const __m256i w = _mm256_castps_si256(_mm256_blendv_ps(
-            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
-            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)),
-            _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+        const __m256i w = bl_avx2_probe_words(lo, hi, x, _mm256_slli_epi32(offsets, 28));
         const __m256i c = _mm256_and_si256(_mm256_srlv_epi32(w, shift), nib);
         const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k - base)), iota);
         const __m256i zero = _mm256_cmpeq_epi32(c, _mm256_setzero_si256());

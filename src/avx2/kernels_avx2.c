@@ -71,17 +71,19 @@ void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint6
  * stack array read back as a vector stalls store forwarding, which costs more than a probe on
  * single-key calls. */
 typedef struct probe_group {
-    __m256i mul, one, offsets; /* offsets: D_k of these probes */
+    __m256i mul, one;
+    __m256i offsets_top; /* D_k of these probes << 28 (bl_avx2_probe_words) */
 } probe_group;
 
 static probe_group blocked_group(unsigned k, unsigned first)
 {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k - (int)first), lane);
+    const __m256i offsets =
+        _mm256_load_si256((const __m256i *)(const void *)(bl_blocked_offsets[k] + first));
     return (probe_group){
         _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + first)),
-        _mm256_and_si256(used, _mm256_set1_epi32(1)),
-        _mm256_load_si256((const __m256i *)(const void *)(bl_blocked_offsets[k] + first))};
+        _mm256_and_si256(used, _mm256_set1_epi32(1)), _mm256_slli_epi32(offsets, 28)};
 }
 
 /* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i]. */
@@ -100,11 +102,10 @@ BL_INLINE __m256i pick16(__m256i lo, __m256i hi, __m256i idx)
         _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
 }
 
-/* The words of up to 8 probes, r + D_k[i] (mod 16: pick16 reads the low 4 bits), out of the
- * line (lo = words 0..7, hi = 8..15). */
+/* The words of up to 8 probes out of the line (lo = words 0..7, hi = 8..15). */
 BL_INLINE __m256i blocked_words(__m256i lo, __m256i hi, __m256i hv, probe_group g)
 {
-    return pick16(lo, hi, _mm256_add_epi32(_mm256_srli_epi32(hv, 28), g.offsets));
+    return bl_avx2_probe_words(lo, hi, hv, g.offsets_top);
 }
 
 /* One key against its line; `two`: k > 8 (a compile-time constant after inlining). */
@@ -130,14 +131,16 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, false);
     size_t hits = 0, i = 0;
+    uint8_t unwanted[8]; /* answers nobody asked for (res NULL): stored all the same, as a store
+                          * costs less than testing res for each key */
     for (; bl_window_fits8(&win, nlines, i, n, avail); i += 8) {
         const uint8_t *line[8];
         bl_window_next8(&win, data, nlines, h, i, line);
+        uint8_t *out = res ? res + i : unwanted;
         for (unsigned j = 0; j < 8; j++) {
             const int r = blocked_line_has(line[j], h[i + j], g0, g1, two);
             hits += (size_t)r;
-            if (res)
-                res[i + j] = (uint8_t)r;
+            out[j] = (uint8_t)r;
         }
     }
     for (; i < n; i++) {
@@ -176,19 +179,36 @@ static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned
 BL_CONTAINS_U64_BY_K(static, blocked_contains_u64_avx2, blocked_probe_one);
 BL_CONTAINS_HASH_BY_K(static, blocked_contains_hash_avx2, blocked_probe_one);
 
+/* How many probe lanes an add fills, a compile-time constant after inlining: up to 7 leave
+ * lane 7 of the first group 0, so it can stand for "no probe" with no second group at all. */
+typedef enum add_span { ADD_UP_TO_7, ADD_8, ADD_UP_TO_16 } add_span;
+
+static inline add_span add_span_of(unsigned k)
+{
+    return k < 8 ? ADD_UP_TO_7 : k == 8 ? ADD_8 : ADD_UP_TO_16;
+}
+
 /* Adds: the key's bits (probe lanes) moved to their words, word w taking the bit of the probe
- * with offset w - r (two unaligned loads from the doubled inverse table; a zero lane where no
- * probe has the offset), and ORed into the line with one read-modify-write of each half.
- * Returns whether the line lacked one of them (callers that do not ask pay nothing). */
-BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool two,
-                           const uint32_t *probe_of)
+ * with offset w - r (two unaligned loads from the doubled inverse table; lane 15, a zero lane,
+ * where no probe has the offset), and ORed into the line with one read-modify-write of each
+ * half. Returns whether the line lacked one of them (callers that do not ask pay nothing). */
+BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1,
+                           add_span span, const uint32_t *probe_of)
 {
     const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
     const __m256i b0 = blocked_bits(hv, g0);
-    const __m256i b1 = two ? blocked_bits(hv, g1) : _mm256_setzero_si256();
     const uint32_t *p = probe_of + 16 - bl_blocked_shift(h);
-    const __m256i lo = pick16(b0, b1, _mm256_loadu_si256((const __m256i *)(const void *)p));
-    const __m256i hi = pick16(b0, b1, _mm256_loadu_si256((const __m256i *)(const void *)(p + 8)));
+    const __m256i idx_lo = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    const __m256i idx_hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 8));
+    __m256i lo, hi;
+    if (span == ADD_UP_TO_7) { /* vpermd reads lane 15 as 15 mod 8 = 7: 0 in b0 as well */
+        lo = _mm256_permutevar8x32_epi32(b0, idx_lo);
+        hi = _mm256_permutevar8x32_epi32(b0, idx_hi);
+    } else {
+        const __m256i b1 = span == ADD_UP_TO_16 ? blocked_bits(hv, g1) : _mm256_setzero_si256();
+        lo = pick16(b0, b1, idx_lo);
+        hi = pick16(b0, b1, idx_hi);
+    }
     __m256i *v = (__m256i *)(void *)line;
     const __m256i old_lo = _mm256_load_si256(v), old_hi = _mm256_load_si256(v + 1);
     _mm256_store_si256(v, _mm256_or_si256(old_lo, lo));
@@ -200,7 +220,7 @@ BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_grou
  * stop once `room` are taken (blocked_add_new); returns the keys gone through. */
 BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                   size_t n, size_t avail, uint64_t room, uint64_t *taken,
-                                  bool two, bool count)
+                                  add_span span, bool count)
 {
     const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
     bl_window win;
@@ -210,7 +230,7 @@ BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, co
     for (; i < n && (!count || t < room); i++) {
         const bool lacked =
             line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
-                        h[i], g0, g1, two, bl_blocked_probe_of[k]);
+                        h[i], g0, g1, span, bl_blocked_probe_of[k]);
         if (count)
             t += lacked;
     }
@@ -222,19 +242,30 @@ BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, co
 static size_t blocked_add_new_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                    size_t n, size_t avail, uint64_t room, uint64_t *taken)
 {
-    if (k <= 8)
-        return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, false, true);
-    return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, true, true);
+    switch (add_span_of(k)) {
+    case ADD_UP_TO_7:
+        return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, ADD_UP_TO_7, true);
+    case ADD_8:
+        return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, ADD_8, true);
+    default:
+        return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, ADD_UP_TO_16, true);
+    }
 }
 
 BL_INLINE void blocked_or_key(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     uint8_t *line = (uint8_t *)(uintptr_t)BL_LINE_AT(data, nlines, h);
     const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
-    if (k <= 8)
-        line_or_key(line, h, g0, g1, false, bl_blocked_probe_of[k]);
-    else
-        line_or_key(line, h, g0, g1, true, bl_blocked_probe_of[k]);
+    switch (add_span_of(k)) {
+    case ADD_UP_TO_7:
+        line_or_key(line, h, g0, g1, ADD_UP_TO_7, bl_blocked_probe_of[k]);
+        break;
+    case ADD_8:
+        line_or_key(line, h, g0, g1, ADD_8, bl_blocked_probe_of[k]);
+        break;
+    default:
+        line_or_key(line, h, g0, g1, ADD_UP_TO_16, bl_blocked_probe_of[k]);
+    }
 }
 
 static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -248,10 +279,16 @@ BL_ADD_HASH_BY_K(static, blocked_add_hash_avx2, blocked_or_key);
 void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                          size_t avail)
 {
-    if (k <= 8)
-        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, false, false);
-    else
-        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, true, false);
+    switch (add_span_of(k)) {
+    case ADD_UP_TO_7:
+        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, ADD_UP_TO_7, false);
+        break;
+    case ADD_8:
+        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, ADD_8, false);
+        break;
+    default:
+        (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, ADD_UP_TO_16, false);
+    }
 }
 
 /* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */

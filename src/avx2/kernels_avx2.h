@@ -22,6 +22,21 @@ bool bl_sbbf_contains_avx2(const uint8_t *data, uint64_t nblocks, uint64_t h);
 uint64_t bl_count_bits_avx2(const uint8_t *data, uint64_t nbytes);
 uint64_t bl_count_nonzero_nibbles_avx2(const uint8_t *data, uint64_t nbytes);
 
+/* Probe words of a blocked or counting line (lo = words 0..7, hi = 8..15): for 8 probes, word
+ * r + D_k[i] mod 16 with r the top 4 bits of x = (uint32)h, given D_k[i] << 28 in `offsets_top`.
+ * x + (D_k[i] << 28) holds that word in its top 4 bits: shifted down, vpermd reads its low 3
+ * from each half, and its sign (bit 3 of the word) picks the half with blendvps. (One shift
+ * fewer than shifting r down, adding D_k and shifting bit 3 back up to the sign.) */
+static inline __attribute__((always_inline)) __m256i
+bl_avx2_probe_words(__m256i lo, __m256i hi, __m256i x, __m256i offsets_top)
+{
+    const __m256i top = _mm256_add_epi32(x, offsets_top);
+    const __m256i idx = _mm256_srli_epi32(top, 28);
+    return _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)), _mm256_castsi256_ps(top)));
+}
+
 /* The rolling prefetch window of the blocked layout. A key's line address costs a 64x64->128
  * multiply; each is computed once, when the key enters the window (and its line is prefetched),
  * kept in a ring of `depth` slots, and reused when the key is probed. The depth is
