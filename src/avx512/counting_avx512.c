@@ -43,9 +43,15 @@ BL_INLINE bool test_one_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
 
 BL_COUNTING_TEST(bl_counting_test_avx512, test_one_avx512)
 
+static bool contains_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+{
+    return test_one_avx512(data, nlines, k, h);
+}
+
 const struct bl_counting_kernels bl_counting_kernels_avx512 = {
     .name = "avx512",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_avx512,
+    .contains = contains_avx512,
     .remove = bl_counting_remove_scalar,
 };

@@ -40,5 +40,6 @@ const struct bl_counting_kernels bl_counting_kernels_neon = {
     .name = "neon",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_neon,
+    .contains = test_one_neon,
     .remove = bl_counting_remove_scalar,
 };
