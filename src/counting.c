@@ -84,6 +84,14 @@ void bl_counting_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t av
         bl_counting_kernels_for(f->kern)->add(f->data, f->nblocks, f->k, h, n, avail);
 }
 
+void bl_counting_add_hash(bl_filter *f, uint64_t h)
+{
+    if (f->flags & BL_FLAG_CONCURRENT)
+        add_atomic(f, &h, 1);
+    else /* every table's add is this scalar one (counting_avx2.c says why) */
+        bl_counting_add_one(f->data, f->nblocks, f->k, h);
+}
+
 size_t bl_counting_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                                uint8_t *res)
 {
