@@ -110,6 +110,13 @@ size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size
     return bl_counting_kernels_for(f->kern)->remove(f->data, f->nblocks, f->k, h, n, avail);
 }
 
+bool bl_counting_remove_hash(bl_filter *f, uint64_t h)
+{
+    if (f->flags & BL_FLAG_CONCURRENT)
+        return remove_atomic(f, &h, 1) == 0;
+    return bl_counting_remove_one(f->data, f->nblocks, f->k, h); /* every table's remove */
+}
+
 /* ---- Whole-array operations (SWAR over 64-bit words, 16 counters each) ----------------------- */
 
 #define NIB_LOW 0x0F0F0F0F0F0F0F0FULL  /* even counters, one per byte after masking */

@@ -31,7 +31,7 @@ bl_status bl_remove_hash(bl_filter *filter, uint64_t hash)
     bl_status st = check_remove(filter);
     if (st != BL_OK)
         return st;
-    if (bl_counting_remove_hashes(filter, &hash, 1, 1) != 0)
+    if (!bl_counting_remove_hash(filter, hash))
         return BL_E_NOT_PRESENT;
     uncount_keys(filter, 1);
     return BL_OK;
