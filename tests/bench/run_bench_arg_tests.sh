@@ -37,7 +37,7 @@ lacks() {
     fi
 }
 
-for p in bench_probe bench_filters bench_fpr bench_parts bench_scale bench_urls; do
+for p in bench_probe bench_filters bench_fpr bench_parts bench_scale bench_urls bench_ab; do
     expect 0 "^usage: $p" "$BIN/$p" --help
     expect 2 "unknown option '--bogus'|usage: $p" "$BIN/$p" --bogus
 done
@@ -63,6 +63,26 @@ expect 2 "--threads: .*'1e3'" "$BIN/bench_scale" --keys 1000 --threads 1e3
 expect 2 "--fpp: .*'0.01abc'" "$BIN/bench_scale" --keys 1000 --fpp 0.01abc
 expect 2 "N: .*'0'" "$BIN/bench_urls" keys 0
 expect 2 "N: .*'1e30'" "$BIN/bench_urls" keys 1e30
+# bench_ab: two copies of this build's library; a path, option or library it cannot use stops it
+# before any filter is made.
+LIB=$BUILD/libbloomline.so
+cp "$LIB" "$T/old.so" && cp "$LIB" "$T/new.so"
+echo "not a library" > "$T/text.so"
+expect 2 "expected two libraries.*got 0" "$BIN/bench_ab"
+expect 2 "expected two libraries.*got 1" "$BIN/bench_ab" "$T/old.so" --size 10
+expect 2 "--reps: .*'0'" "$BIN/bench_ab" "$T/old.so" "$T/new.so" --reps 0
+expect 2 "--ops: 'single-querry'" "$BIN/bench_ab" "$T/old.so" "$T/new.so" --ops single-querry
+expect 2 "--keys: 'str'" "$BIN/bench_ab" "$T/old.so" "$T/new.so" --keys str
+expect 2 "--layout: 'block' is not a layout" "$BIN/bench_ab" "$T/old.so" "$T/new.so" --layout block
+expect 2 "--kernel: 'foo'" "$BIN/bench_ab" "$T/old.so" "$T/new.so" --kernel foo
+expect 2 "text.so \\(new\\): cannot load" "$BIN/bench_ab" "$T/old.so" "$T/text.so"
+expect 2 "no symbol bl_" "$BIN/bench_ab" "$T/old.so" libc.so.6
+expect 2 "one library to the dynamic loader" "$BIN/bench_ab" "$T/old.so" "$T/old.so"
+cell='[0-9.]+ \([0-9.]+\)'
+expect 0 "^\| batch-query hit \| $cell \| $cell \| [0-9.]+ \| [0-9.]+-[0-9.]+ \|" \
+    "$BIN/bench_ab" "$T/old.so" "$T/new.so" --size 10 --reps 3
+lacks "$T/out" nan "bench_ab --size 10 --reps 3"
+
 # The CPU to pin to, from the environment: read whole and within the CPUs this machine has.
 for v in abc 1x -1 99999; do
     expect 2 "BLOOMLINE_BENCH_CPU=$v: expected a CPU number" env BLOOMLINE_BENCH_CPU="$v" \
