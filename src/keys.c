@@ -367,6 +367,12 @@ static bl_status add_keys(bl_filter *f, const bl_keys *keys, size_t n)
         bl_count_keys(f, n);
         return BL_OK;
     }
+    if (keys->kind == BL_KEYS_U64 && f->add_u64_plain != NULL && f->hash == BL_HASH_XXH3 &&
+        f->kern->blocked_add_u64_keys != NULL && f->nbytes > BL_KEYS_IN_WINDOW_MIN_BYTES) {
+        f->kern->blocked_add_u64_keys(f->data, f->nblocks, f->k, keys->values, n, f->xxh3_flip);
+        bl_count_keys(f, n);
+        return BL_OK;
+    }
     bl_status st = BL_OK;
     bl_pipeline(f, keys, n, NULL, stage_add, &st);
     return st;
@@ -391,6 +397,11 @@ static size_t test_keys(const bl_filter *cf, const bl_keys *keys, size_t n, uint
         }
         return hits;
     }
+    if (keys->kind == BL_KEYS_U64 && cf->layout == BL_LAYOUT_BLOCKED &&
+        cf->hash == BL_HASH_XXH3 && cf->kern->blocked_test_u64_keys != NULL &&
+        cf->nbytes > BL_KEYS_IN_WINDOW_MIN_BYTES)
+        return cf->kern->blocked_test_u64_keys(cf->data, cf->nblocks, cf->k, keys->values, n,
+                                               cf->xxh3_flip, res);
     /* The stage only reads the filter on this path; the cast lets add and test share bl_pipeline. */
     return bl_pipeline((bl_filter *)cf, keys, n, res, stage_test, NULL);
 }

@@ -207,13 +207,17 @@ static void test_blocked_identical(void **state)
     (void)state;
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++)
         check_geometry(BL_LAYOUT_BLOCKED, dense_lines(k), k, seed_state + k);
-    /* 1 line (everything collides), a few lines, ~64 KiB, 4 MiB (beyond L2) and 6.1 MiB (the
-     * deep prefetch window; a line count no power of two, for the vector line offsets). */
-    static const uint64_t sizes[] = {1, 3, 1000, 65536, 100003};
+    /* 1 line (everything collides), a few lines, ~64 KiB, 4 MiB (beyond L2), 6.1 MiB (the
+     * deep prefetch window; a line count no power of two, for the vector line offsets) and
+     * 16.5 MiB (uint64_t keys hashed in the window, BL_KEYS_IN_WINDOW_MIN_BYTES). */
+    static const uint64_t sizes[] = {1, 3, 1000, 65536, 100003, 270001};
     assert_true(bl_window_depth(100003) == BL_DEEP_WINDOW);
+    assert_true(270001 * BL_LINE_BYTES > BL_KEYS_IN_WINDOW_MIN_BYTES);
     for (size_t s = 0; s < BL_ARRAY_LEN(sizes); s++) {
         for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
             if (sizes[s] >= 65536 && k != 1 && k != 7 && k != 8 && k != 9 && k != 16)
+                continue;
+            if (sizes[s] > 100003 && k != 7 && k != 9)
                 continue;
             check_geometry(BL_LAYOUT_BLOCKED, sizes[s], k, seed_state ^ (s * 16 + k));
         }
@@ -448,7 +452,19 @@ static void huge_check_kernel(huge_run *r, const char *name, uint8_t blocked[][B
             fail_msg("%s k=%u, %llu lines: key %zu answers differently from the spec", name, r->k,
                      (unsigned long long)r->nlines, i);
     }
+    if (kern->blocked_test_u64_keys != NULL) { /* keys hashed in the window: lines past 2^32
+                                                * enter one by one */
+        memset(got, 0xee, sizeof got);
+        assert_int_equal(kern->blocked_test_u64_keys(r->data, r->nlines, r->k, ks.u64, 2 * N,
+                                                     keyed.xxh3_flip, got),
+                         N);
+        assert_memory_equal(got, want, 2 * N);
+    }
     huge_check_lines(r, blocked, name);
+    if (kern->blocked_add_u64_keys != NULL) {
+        kern->blocked_add_u64_keys(r->data, r->nlines, r->k, ks.u64, N, keyed.xxh3_flip);
+        huge_check_lines(r, blocked, name);
+    }
 
     const struct bl_counting_kernels *ck = bl_counting_kernels_for(kern);
     ck->add(r->data, r->nlines, r->k, r->h, N, N);

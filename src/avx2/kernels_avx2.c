@@ -22,23 +22,25 @@ BL_INLINE __m256i mul64c(__m256i a, uint64_t c)
 
 #define BL_ROTL64(v, r) _mm256_or_si256(_mm256_slli_epi64((v), (r)), _mm256_srli_epi64((v), 64 - (r)))
 
+/* bl_xxh3_u64_flipped of the four keys at `keys`, flip in every lane. */
+BL_INLINE __m256i xxh3_u64x4(const uint64_t *keys, __m256i flip)
+{
+    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)keys);
+    /* rotl 32 of a 64-bit lane is a swap of its halves */
+    __m256i h = _mm256_xor_si256(_mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)), flip);
+    h = _mm256_xor_si256(h, _mm256_xor_si256(BL_ROTL64(h, 49), BL_ROTL64(h, 24)));
+    h = mul64c(h, BL_XXH3_RRMXMX);
+    h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), _mm256_set1_epi64x(8)));
+    h = mul64c(h, BL_XXH3_RRMXMX);
+    return _mm256_xor_si256(h, _mm256_srli_epi64(h, 28));
+}
+
 void bl_hash_u64_xxh3_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
 {
-    const __m256i flip =
-        _mm256_set1_epi64x((long long)(BL_XXH3_BITFLIP_8 - bl_xxh3_u64_seed_fold(seed)));
-    const __m256i eight = _mm256_set1_epi64x(8);
+    const __m256i flip = _mm256_set1_epi64x((long long)bl_xxh3_u64_flip(seed));
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
-        /* rotl 32 of a 64-bit lane is a swap of its halves */
-        __m256i h = _mm256_xor_si256(_mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)), flip);
-        h = _mm256_xor_si256(h, _mm256_xor_si256(BL_ROTL64(h, 49), BL_ROTL64(h, 24)));
-        h = mul64c(h, BL_XXH3_RRMXMX);
-        h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), eight));
-        h = mul64c(h, BL_XXH3_RRMXMX);
-        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 28));
-        _mm256_storeu_si256((__m256i *)(void *)(out + i), h);
-    }
+    for (; i + 4 <= n; i += 4)
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), xxh3_u64x4(keys + i, flip));
     for (; i < n; i++)
         out[i] = bl_xxh3_u64(keys[i], seed);
 }
@@ -162,6 +164,120 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
     return blocked_test_loop(data, nlines, h, n, avail, res, g0, g1, true);
 }
 
+/* ---- Blocked queries of uint64_t keys hashed in the window ---------------------------------- */
+
+/* The rolling window with each key's hash beside its line: a key is hashed (XXH3, the seed
+ * folded into `flip`) as it enters, D keys ahead of its probe, so the hashing runs while the
+ * lines in flight arrive. The pipeline's hash stage, 1024 keys between two probe calls, left
+ * the memory idle meanwhile: a 2^24-key query cost about the hash stage plus the probe of
+ * hashes (bench_parts). */
+typedef struct key_window {
+    size_t depth; /* bl_window_depth: a power of two, a multiple of 8 */
+    const uint8_t *line[BL_DEEP_WINDOW];
+    uint64_t hash[BL_DEEP_WINDOW];
+} key_window;
+
+/* Key j enters: its hash, its line, the line prefetched (`write`: for an add). */
+BL_INLINE void key_window_enter(key_window *w, const uint8_t *data, uint64_t nlines,
+                                const uint64_t *keys, size_t j, uint64_t flip, bool write)
+{
+    const size_t slot = j & (w->depth - 1);
+    w->hash[slot] = bl_xxh3_u64_flipped(keys[j], flip);
+    w->line[slot] = BL_LINE_AT(data, nlines, w->hash[slot]);
+    if (write)
+        BL_PREFETCH_W(w->line[slot]);
+    else
+        BL_PREFETCH_R(w->line[slot]);
+}
+
+/* The window over the first keys, and the constants its steps use. */
+typedef struct key_window_consts {
+    __m256i vflip, vnlines, vdata;
+} key_window_consts;
+
+BL_INLINE key_window_consts key_window_start(key_window *w, const uint8_t *data, uint64_t nlines,
+                                             const uint64_t *keys, size_t n, uint64_t flip,
+                                             bool write)
+{
+    w->depth = bl_window_depth(nlines);
+    for (size_t j = 0; j < n && j < w->depth; j++)
+        key_window_enter(w, data, nlines, keys, j, flip, write);
+    return (key_window_consts){_mm256_set1_epi64x((long long)flip),
+                               _mm256_set1_epi64x((long long)nlines),
+                               _mm256_set1_epi64x((long long)(uintptr_t)data)};
+}
+
+/* The step of keys i .. i + 7 (i a multiple of 8): their lines and hashes out of the ring into
+ * line and h, and keys i + depth .. + 7 (those below n) into the same slots: at once when all
+ * eight exist and nlines < 2^32 (two vector hashes, their lines from bl_line_offsets4), else
+ * one by one. Every key enters once: keys below depth at the start, key j >= depth with the
+ * step of key j - depth (which exists, as depth > 8). */
+BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_t *data,
+                                uint64_t nlines, const uint64_t *keys, size_t n, size_t i,
+                                uint64_t flip, bool write, bool prefetch, const uint8_t *line[8],
+                                uint64_t h[8])
+{
+    const size_t slot = i & (w->depth - 1), ahead = i + w->depth;
+    memcpy(line, w->line + slot, 8 * sizeof *line);
+    memcpy(h, w->hash + slot, 8 * sizeof *h);
+    if (ahead + 8 > n || nlines > UINT32_MAX) {
+        for (size_t j = ahead; j < n && j < ahead + 8; j++)
+            key_window_enter(w, data, nlines, keys, j, flip, write);
+        return;
+    }
+    for (unsigned half = 0; half < 2; half++) {
+        const __m256i hv = xxh3_u64x4(keys + ahead + 4 * half, c.vflip);
+        _mm256_storeu_si256((__m256i *)(void *)(w->hash + slot + 4 * half), hv);
+        const __m256i at = _mm256_add_epi64(c.vdata, bl_line_offsets4(hv, c.vnlines));
+        _mm256_storeu_si256((__m256i *)(void *)(w->line + slot + 4 * half), at);
+    }
+    for (unsigned q = 0; q < 8 && prefetch; q++) {
+        if (write)
+            BL_PREFETCH_W(w->line[slot + q]);
+        else
+            BL_PREFETCH_R(w->line[slot + q]);
+    }
+}
+
+/* Eight keys a step (key_window_step8), then the last n % 8 one by one from the ring. */
+BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, const uint64_t *keys,
+                                        size_t n, uint64_t flip, uint8_t *res, probe_group g0,
+                                        probe_group g1, bool two)
+{
+    key_window w;
+    const key_window_consts c = key_window_start(&w, data, nlines, keys, n, flip, false);
+    uint8_t unwanted[8]; /* as blocked_test_loop */
+    size_t hits = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const uint8_t *line[8];
+        uint64_t h[8];
+        key_window_step8(&w, c, data, nlines, keys, n, i, flip, false, true, line, h);
+        uint8_t *out = res ? res + i : unwanted;
+        for (unsigned q = 0; q < 8; q++) {
+            const int r = blocked_line_has(line[q], h[q], g0, g1, two);
+            hits += (size_t)r;
+            out[q] = (uint8_t)r;
+        }
+    }
+    for (; i < n; i++) {
+        const size_t slot = i & (w.depth - 1);
+        const int r = blocked_line_has(w.line[slot], w.hash[slot], g0, g1, two);
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+static size_t blocked_test_keys_avx2(const uint8_t *data, uint64_t nlines, unsigned k,
+                                     const uint64_t *keys, size_t n, uint64_t flip, uint8_t *res)
+{
+    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    if (k <= 8)
+        return blocked_test_keys_loop(data, nlines, keys, n, flip, res, g0, g1, false);
+    return blocked_test_keys_loop(data, nlines, keys, n, flip, res, g0, g1, true);
+}
+
 /* One key: the batched loop's body without the window (two dependent loads at most). */
 BL_INLINE bool blocked_probe_one(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
@@ -249,6 +365,47 @@ static size_t blocked_add_new_avx2(uint8_t *data, uint64_t nlines, unsigned k, c
         return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, ADD_8, true);
     default:
         return blocked_add_loop(data, nlines, k, h, n, avail, room, taken, ADD_UP_TO_16, true);
+    }
+}
+
+/* The batched add of uint64_t keys hashed in the window: blocked_test_keys_loop's steps with
+ * line_or_key for the probes. */
+BL_INLINE void blocked_add_keys_loop(uint8_t *data, uint64_t nlines, unsigned k,
+                                     const uint64_t *keys, size_t n, uint64_t flip, add_span span)
+{
+    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    const uint32_t *probe_of = bl_blocked_probe_of[k];
+    key_window w;
+    const key_window_consts c = key_window_start(&w, data, nlines, keys, n, flip, true);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const uint8_t *line[8];
+        uint64_t h[8];
+        key_window_step8(&w, c, data, nlines, keys, n, i, flip, true, false, line, h);
+        const size_t slot = i & (w.depth - 1);
+        for (unsigned q = 0; q < 8; q++) {
+            BL_PREFETCH_W(w.line[slot + q]);
+            line_or_key((uint8_t *)(uintptr_t)line[q], h[q], g0, g1, span, probe_of);
+        }
+    }
+    for (; i < n; i++) {
+        const size_t slot = i & (w.depth - 1);
+        line_or_key((uint8_t *)(uintptr_t)w.line[slot], w.hash[slot], g0, g1, span, probe_of);
+    }
+}
+
+static void blocked_add_keys_avx2(uint8_t *data, uint64_t nlines, unsigned k,
+                                  const uint64_t *keys, size_t n, uint64_t flip)
+{
+    switch (add_span_of(k)) {
+    case ADD_UP_TO_7:
+        blocked_add_keys_loop(data, nlines, k, keys, n, flip, ADD_UP_TO_7);
+        break;
+    case ADD_8:
+        blocked_add_keys_loop(data, nlines, k, keys, n, flip, ADD_8);
+        break;
+    default:
+        blocked_add_keys_loop(data, nlines, k, keys, n, flip, ADD_UP_TO_16);
     }
 }
 
@@ -357,6 +514,8 @@ const struct bl_kernels bl_kernels_avx2 = {
     .required = BL_CPU_AVX2,
     .hash_u64_xxh3 = bl_hash_u64_xxh3_avx2,
     .hash_u64_xxh64 = bl_hash_u64_xxh64_avx2,
+    .blocked_test_u64_keys = blocked_test_keys_avx2,
+    .blocked_add_u64_keys = blocked_add_keys_avx2,
     .null_keys_empty = bl_null_keys_empty_avx2,
     .blocked_add = bl_blocked_add_avx2,
     .blocked_test = bl_blocked_test_avx2,
