@@ -383,7 +383,7 @@ static inline uint64_t bl_xxh64_u64(uint64_t key, uint64_t seed)
  * works for any 64-bit line count). Inside it a key sets one bit in each of k distinct 32-bit
  * words, both chosen from the low 32 bits of h:
  *  - probe i goes to word (r + D_k[i]) mod 16, with r = the top 4 bits of (uint32)h and D_k a
- *    fixed set of k word offsets (bl_blocked_offsets, blocked_maps.c);
+ *    fixed set of k word offsets (bl_blocked_offsets below; blocked_maps.c says how chosen);
  *  - it sets bit ((uint32)h * bl_blocked_mul[i]) >> 27 of that word.
  * Why: distinct words make a key's 512-bit mask a permutation of its k bit values (one vpermd,
  * no scatter), so an add is one line read-modify-write; and the word indices are one shift and

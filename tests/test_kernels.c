@@ -569,10 +569,10 @@ static void test_huge_line_counts(void **state)
     assert_int_equal(munmap(map, bytes), 0);
 }
 
-/* The word-set tables (blocked_maps.c): row k of the offsets holds k distinct words starting
- * with 0 (then zeros), and the inverse table (stored twice over) maps each of them back to its
- * probe and every other word to lane 15, a lane past k. Then every key's k words are distinct,
- * which the adds' mask permutation relies on. */
+/* The word-set tables (internal.h, blocked_maps.c): row k of the offsets holds k distinct words
+ * starting with 0 (then zeros), and the inverse table (stored twice over) maps each of them back
+ * to its probe and every other word to lane 15, a lane past k. Then every key's k words are
+ * distinct, which the adds' mask permutation relies on. */
 static void test_word_sets(void **state)
 {
     (void)state;
