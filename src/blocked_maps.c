@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The blocked layout's word sets (internal.h) as tables for SIMD index vectors. Row k of
  * bl_blocked_offsets (in internal.h, so kernels fold it) is D_k, the word offsets of probes
- * 0..k-1 (0 past k); row k of bl_blocked_probe_of maps an offset d to the probe i with D_k[i] = d, or to lane 15 (a lane
- * past k, whose bit is 0) when no probe uses d, twice over: so the 16 (or 8) entries from
- * 16 - r on are the probes of words 0, 1, ... for a key with shift r, one unaligned load.
+ * 0..k-1 (0 past k); row k of bl_blocked_probe_of maps an offset d to the probe i with
+ * D_k[i] = d, or to lane 15 (a lane past k, whose bit is 0) when no probe uses d, twice over:
+ * so the 16 (or 8) entries from 16 - r on are the probes of words 0, 1, ... for a key with
+ * shift r, one unaligned load.
  * test_kernels checks both tables against each other.
  *
  * D_k is the k-subset of the 16 words, containing 0, whose 16 translates give the lowest

@@ -453,16 +453,24 @@ static void huge_check_kernel(huge_run *r, const char *name, uint8_t blocked[][B
                      (unsigned long long)r->nlines, i);
     }
     if (kern->blocked_test_u64_keys != NULL) { /* keys hashed in the window: lines past 2^32
-                                                * enter one by one */
-        memset(got, 0xee, sizeof got);
-        assert_int_equal(kern->blocked_test_u64_keys(r->data, r->nlines, r->k, ks.u64, 2 * N,
-                                                     keyed.xxh3_flip, got),
-                         N);
-        assert_memory_equal(got, want, 2 * N);
+                                                * enter one by one; batches ending in 3 keys
+                                                * past their last step of 8, added ones first */
+        for (size_t m = N - 5; m <= 2 * N - 5; m += N) {
+            memset(got, 0xee, sizeof got);
+            const size_t hits = kern->blocked_test_u64_keys(r->data, r->nlines, r->k, ks.u64, m,
+                                                            keyed.xxh3_flip, got);
+            assert_int_equal(got[m], 0xee);
+            assert_memory_equal(got, want, m);
+            size_t want_hits = 0;
+            for (size_t i = 0; i < m; i++)
+                want_hits += want[i];
+            assert_int_equal(hits, want_hits);
+        }
     }
     huge_check_lines(r, blocked, name);
-    if (kern->blocked_add_u64_keys != NULL) {
-        kern->blocked_add_u64_keys(r->data, r->nlines, r->k, ks.u64, N, keyed.xxh3_flip);
+    if (kern->blocked_add_u64_keys != NULL) { /* in two batches of 195 and 5 keys: tails */
+        kern->blocked_add_u64_keys(r->data, r->nlines, r->k, ks.u64, N - 5, keyed.xxh3_flip);
+        kern->blocked_add_u64_keys(r->data, r->nlines, r->k, ks.u64 + N - 5, 5, keyed.xxh3_flip);
         huge_check_lines(r, blocked, name);
     }
 
