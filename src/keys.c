@@ -356,6 +356,14 @@ static void classic_key_hash(const bl_filter *f, const bl_keys *keys, size_t i, 
     }
 }
 
+/* Whether a batch of uint64_t keys goes to the kernel's window-hashed blocked path (its add or
+ * test; `kernel_has_it`: not NULL in the table) rather than through bl_pipeline. */
+static bool u64_keys_in_window(const bl_filter *f, const bl_keys *keys, bool kernel_has_it)
+{
+    return kernel_has_it && keys->kind == BL_KEYS_U64 && f->layout == BL_LAYOUT_BLOCKED &&
+           f->hash == BL_HASH_XXH3 && f->nbytes > BL_KEYS_IN_WINDOW_MIN_BYTES;
+}
+
 static bl_status add_keys(bl_filter *f, const bl_keys *keys, size_t n)
 {
     if (f->layout == BL_LAYOUT_CLASSIC && keys->kind != BL_KEYS_HASH) {
@@ -367,8 +375,8 @@ static bl_status add_keys(bl_filter *f, const bl_keys *keys, size_t n)
         bl_count_keys(f, n);
         return BL_OK;
     }
-    if (keys->kind == BL_KEYS_U64 && f->add_u64_plain != NULL && f->hash == BL_HASH_XXH3 &&
-        f->kern->blocked_add_u64_keys != NULL && f->nbytes > BL_KEYS_IN_WINDOW_MIN_BYTES) {
+    if (f->add_u64_plain != NULL && /* plain: not concurrent */
+        u64_keys_in_window(f, keys, f->kern->blocked_add_u64_keys != NULL)) {
         f->kern->blocked_add_u64_keys(f->data, f->nblocks, f->k, keys->values, n, f->xxh3_flip);
         bl_count_keys(f, n);
         return BL_OK;
@@ -397,9 +405,7 @@ static size_t test_keys(const bl_filter *cf, const bl_keys *keys, size_t n, uint
         }
         return hits;
     }
-    if (keys->kind == BL_KEYS_U64 && cf->layout == BL_LAYOUT_BLOCKED &&
-        cf->hash == BL_HASH_XXH3 && cf->kern->blocked_test_u64_keys != NULL &&
-        cf->nbytes > BL_KEYS_IN_WINDOW_MIN_BYTES)
+    if (u64_keys_in_window(cf, keys, cf->kern->blocked_test_u64_keys != NULL))
         return cf->kern->blocked_test_u64_keys(cf->data, cf->nblocks, cf->k, keys->values, n,
                                                cf->xxh3_flip, res);
     /* The stage only reads the filter on this path; the cast lets add and test share bl_pipeline. */

@@ -48,15 +48,10 @@ static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned 
 
 BL_COUNTING_TEST(bl_counting_test_avx2, test_one_avx2)
 
-static bool contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
-{
-    return test_one_avx2(data, nlines, k, h);
-}
-
 const struct bl_counting_kernels bl_counting_kernels_avx2 = {
     .name = "avx2",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_avx2,
-    .contains = contains_avx2,
+    .contains = test_one_avx2,
     .remove = bl_counting_remove_scalar,
 };

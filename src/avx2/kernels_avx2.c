@@ -98,10 +98,7 @@ BL_INLINE __m256i blocked_bits(__m256i hv, probe_group g)
  * reads the low 3, bit 3 (moved to the sign) picks the half with blendvps. */
 BL_INLINE __m256i pick16(__m256i lo, __m256i hi, __m256i idx)
 {
-    return _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)),
-        _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+    return bl_avx2_pick16_by_sign(lo, hi, idx, _mm256_slli_epi32(idx, 28));
 }
 
 /* The words of up to 8 probes out of the line (lo = words 0..7, hi = 8..15). */

@@ -22,6 +22,16 @@ bool bl_sbbf_contains_avx2(const uint8_t *data, uint64_t nblocks, uint64_t h);
 uint64_t bl_count_bits_avx2(const uint8_t *data, uint64_t nbytes);
 uint64_t bl_count_nonzero_nibbles_avx2(const uint8_t *data, uint64_t nbytes);
 
+/* Lanes of a 16-lane vector (lo = 0..7, hi = 8..15): vpermd takes lane idx mod 8 of each half,
+ * and blendvps takes hi's where `sign` has its sign bit set. */
+static inline __attribute__((always_inline)) __m256i
+bl_avx2_pick16_by_sign(__m256i lo, __m256i hi, __m256i idx, __m256i sign)
+{
+    return _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)), _mm256_castsi256_ps(sign)));
+}
+
 /* Probe words of a blocked or counting line (lo = words 0..7, hi = 8..15): for 8 probes, word
  * r + D_k[i] mod 16 with r the top 4 bits of x = (uint32)h, given D_k[i] << 28 in `offsets_top`.
  * x + (D_k[i] << 28) holds that word in its top 4 bits: shifted down, vpermd reads its low 3
@@ -31,10 +41,7 @@ static inline __attribute__((always_inline)) __m256i
 bl_avx2_probe_words(__m256i lo, __m256i hi, __m256i x, __m256i offsets_top)
 {
     const __m256i top = _mm256_add_epi32(x, offsets_top);
-    const __m256i idx = _mm256_srli_epi32(top, 28);
-    return _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)), _mm256_castsi256_ps(top)));
+    return bl_avx2_pick16_by_sign(lo, hi, _mm256_srli_epi32(top, 28), top);
 }
 
 /* The rolling prefetch window of the blocked layout. A key's line address costs a 64x64->128

@@ -14,11 +14,6 @@ void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const ui
 
 BL_COUNTING_TEST(bl_counting_test_scalar, bl_counting_test_one)
 
-static bool contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
-{
-    return bl_counting_test_one(data, nlines, k, h);
-}
-
 size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                  size_t n, size_t avail)
 {
@@ -35,6 +30,6 @@ const struct bl_counting_kernels bl_counting_kernels_scalar = {
     .name = "scalar",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_scalar,
-    .contains = contains_scalar,
+    .contains = bl_counting_test_one,
     .remove = bl_counting_remove_scalar,
 };
