@@ -98,11 +98,6 @@ size_t bl_counting_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, 
     return bl_counting_kernels_for(f->kern)->test(f->data, f->nblocks, f->k, h, n, avail, res);
 }
 
-bool bl_counting_contains(const bl_filter *f, uint64_t h)
-{
-    return bl_counting_kernels_for(f->kern)->contains(f->data, f->nblocks, f->k, h);
-}
-
 size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail)
 {
     if (f->flags & BL_FLAG_CONCURRENT)

@@ -104,9 +104,12 @@ struct bl_counting_kernels {
                 size_t avail);
     size_t (*test)(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                    size_t avail, uint8_t *res);
-    /* One key, no look-ahead: the single-key queries (test with n = 1 spent ~25 instructions on
-     * its loop and the prefetch test). */
-    bool (*contains)(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);
+    /* One key, no look-ahead, compiled for each k (BL_CONTAINS_U64_BY_K, BL_CONTAINS_HASH_BY_K,
+     * indexed by k = 1..16): a counting filter's bl_contains_u64 and bl_contains_hash call them
+     * directly (bl_filter_set_kernel). test with n = 1 spent ~25 instructions on its loop and
+     * the prefetch test; the one-key test for any k ~20 more on k's loop and its table rows. */
+    bl_contains_u64_fn *const *contains_u64_by_k;
+    bl_contains_u64_fn *const *contains_hash_by_k;
     size_t (*remove)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h, size_t n,
                      size_t avail);
 };

@@ -3,6 +3,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "counting.h"
 #include "pipeline.h"
 
 /* XXH3 of a key of at most 16 bytes, inlined (bl_add and bl_contains are `flatten`: gcc left the
@@ -93,7 +94,7 @@ static bool test_hash(const bl_filter *f, uint64_t h)
     /* (Tried for counting: the scalar probe of the line, bl_counting_test_one, in place of the
      * kernel's. At 2^16 it took 12 ns for hits and, with its early exit, 16 for misses, against
      * the kernel's 10.3; only misses from DRAM gained, 62 against 74 ns at 2^24.) */
-    case BL_LAYOUT_COUNTING: return bl_counting_contains(f, h);
+    case BL_LAYOUT_COUNTING: return f->contains_hash(f, h);
     /* a chain's stages probed one by one, past the batch path's set-up for one key: 12.2 ->
      * 5.6 ns/key at 2^16 (one stage), 83-98 -> 39-47 at 2^24 */
     case BL_LAYOUT_SCALABLE: return bl_scalable_test_one(f, h);
@@ -218,13 +219,6 @@ static bool contains_u64_sbbf(const bl_filter *filter, uint64_t key)
     return sbbf_test_hash(filter, bl_xxh64_u64(key, filter->seed));
 }
 
-/* Counting: the hash, then the kernel's one-key test, past test_hash's switch (callgrind at
- * 2^16, k = 7, AVX2: 181 -> 115 instructions with bl_counting_contains). */
-static bool contains_u64_counting(const bl_filter *filter, uint64_t key)
-{
-    return bl_counting_contains(filter, bl_hash_u64(filter, key));
-}
-
 /* Every other layout. */
 static bool contains_u64_other(const bl_filter *filter, uint64_t key)
 {
@@ -240,10 +234,15 @@ void bl_filter_set_kernel(bl_filter *f, const struct bl_kernels *kern)
     if (f->layout == BL_LAYOUT_BLOCKED) {
         f->contains_u64 = kern->blocked_contains_u64_by_k[f->k];
         f->contains_hash = kern->blocked_contains_hash_by_k[f->k];
+    } else if (f->layout == BL_LAYOUT_COUNTING) {
+        /* the same for counters. callgrind per u64 query at 2^16 (k = 7, AVX2): 181 instructions
+         * through test_hash's switch, 116 in the kernel's one-key test for any k, 55 compiled
+         * for k; bench_ab against the any-k test: 0.61-0.69 of its time, AVX2 and scalar */
+        const struct bl_counting_kernels *ck = bl_counting_kernels_for(kern);
+        f->contains_u64 = ck->contains_u64_by_k[f->k];
+        f->contains_hash = ck->contains_hash_by_k[f->k];
     } else {
-        f->contains_u64 = f->layout == BL_LAYOUT_SBBF       ? contains_u64_sbbf
-                          : f->layout == BL_LAYOUT_COUNTING ? contains_u64_counting
-                                                            : contains_u64_other;
+        f->contains_u64 = f->layout == BL_LAYOUT_SBBF ? contains_u64_sbbf : contains_u64_other;
         f->contains_hash = test_hash;
     }
     const bool plain = f->layout == BL_LAYOUT_BLOCKED && !(f->flags & BL_FLAG_CONCURRENT);

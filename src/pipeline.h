@@ -102,9 +102,8 @@ bl_status bl_add_hashes_uncounted(bl_filter *f, const uint64_t *h, size_t n, siz
 void bl_counting_add_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);
 size_t bl_counting_test_hashes(const bl_filter *f, const uint64_t *h, size_t n, size_t avail,
                                uint8_t *res);
-/* One hash, with the counting kernel's one-key test (single-key queries), its add and its
- * remove (false: refused, the key was provably absent). */
-bool bl_counting_contains(const bl_filter *f, uint64_t h);
+/* One hash's add and remove (false: refused, the key was provably absent); single-key queries
+ * go through the filter's contains_hash (bl_filter_set_kernel). */
 void bl_counting_add_hash(bl_filter *f, uint64_t h);
 bool bl_counting_remove_hash(bl_filter *f, uint64_t h);
 size_t bl_counting_remove_hashes(bl_filter *f, const uint64_t *h, size_t n, size_t avail);

@@ -186,6 +186,9 @@ static void test_model_sequences(void **state)
                         for (size_t i = 0; i < nb; i++) {
                             assert_int_equal(res[i], model_contains(&m, batch[i]));
                             assert_int_equal(bl_contains_hash(f, batch[i]), res[i]);
+                            /* the u64 query, compiled for this k as bl_contains_hash is */
+                            assert_int_equal(bl_contains_u64(f, batch[i]),
+                                             model_contains(&m, bl_hash_u64(f, batch[i])));
                         }
                         break;
                     }

@@ -20,7 +20,8 @@
 /* Query: the 32-bit word holding each probed counter (counter c is bits 4(c & 7).. of word
  * c >> 3) taken out of the line's two halves by two vpermd and a blend (bl_avx2_probe_words);
  * no probe lane below k may read zero. */
-static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
+static inline __attribute__((always_inline)) bool
+test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     const __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul);
     const __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + 8));
@@ -47,11 +48,14 @@ static inline bool test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned 
 }
 
 BL_COUNTING_TEST(bl_counting_test_avx2, test_one_avx2)
+BL_CONTAINS_U64_BY_K(static, contains_u64_avx2, test_one_avx2);
+BL_CONTAINS_HASH_BY_K(static, contains_hash_avx2, test_one_avx2);
 
 const struct bl_counting_kernels bl_counting_kernels_avx2 = {
     .name = "avx2",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_avx2,
-    .contains = test_one_avx2,
+    .contains_u64_by_k = contains_u64_avx2,
+    .contains_hash_by_k = contains_hash_avx2,
     .remove = bl_counting_remove_scalar,
 };

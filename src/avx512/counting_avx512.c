@@ -43,15 +43,14 @@ BL_INLINE bool test_one_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
 
 BL_COUNTING_TEST(bl_counting_test_avx512, test_one_avx512)
 
-static bool contains_avx512(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
-{
-    return test_one_avx512(data, nlines, k, h);
-}
+BL_CONTAINS_U64_BY_K(static, contains_u64_avx512, test_one_avx512);
+BL_CONTAINS_HASH_BY_K(static, contains_hash_avx512, test_one_avx512);
 
 const struct bl_counting_kernels bl_counting_kernels_avx512 = {
     .name = "avx512",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_avx512,
-    .contains = contains_avx512,
+    .contains_u64_by_k = contains_u64_avx512,
+    .contains_hash_by_k = contains_hash_avx512,
     .remove = bl_counting_remove_scalar,
 };

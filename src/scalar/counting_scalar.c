@@ -13,6 +13,8 @@ void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const ui
 }
 
 BL_COUNTING_TEST(bl_counting_test_scalar, bl_counting_test_one)
+BL_CONTAINS_U64_BY_K(static, contains_u64_scalar, bl_counting_test_one);
+BL_CONTAINS_HASH_BY_K(static, contains_hash_scalar, bl_counting_test_one);
 
 size_t bl_counting_remove_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                                  size_t n, size_t avail)
@@ -30,6 +32,7 @@ const struct bl_counting_kernels bl_counting_kernels_scalar = {
     .name = "scalar",
     .add = bl_counting_add_scalar,
     .test = bl_counting_test_scalar,
-    .contains = bl_counting_test_one,
+    .contains_u64_by_k = contains_u64_scalar,
+    .contains_hash_by_k = contains_hash_scalar,
     .remove = bl_counting_remove_scalar,
 };
