@@ -47,7 +47,7 @@ test_one_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
     return _mm256_testz_si256(bad, bad);
 }
 
-BL_COUNTING_TEST(bl_counting_test_avx2, test_one_avx2)
+BL_COUNTING_TEST_BY_K(bl_counting_test_avx2, test_one_avx2)
 BL_CONTAINS_U64_BY_K(static, contains_u64_avx2, test_one_avx2);
 BL_CONTAINS_HASH_BY_K(static, contains_hash_avx2, test_one_avx2);
 

@@ -41,7 +41,7 @@ BL_INLINE bool test_one_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
                                         _mm512_set1_epi32(15)) == 0;
 }
 
-BL_COUNTING_TEST(bl_counting_test_avx512, test_one_avx512)
+BL_COUNTING_TEST_BY_K(bl_counting_test_avx512, test_one_avx512)
 
 BL_CONTAINS_U64_BY_K(static, contains_u64_avx512, test_one_avx512);
 BL_CONTAINS_HASH_BY_K(static, contains_hash_avx512, test_one_avx512);

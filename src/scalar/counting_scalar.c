@@ -12,7 +12,7 @@ void bl_counting_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const ui
     }
 }
 
-BL_COUNTING_TEST(bl_counting_test_scalar, bl_counting_test_one)
+BL_COUNTING_TEST_BY_K(bl_counting_test_scalar, bl_counting_test_one)
 BL_CONTAINS_U64_BY_K(static, contains_u64_scalar, bl_counting_test_one);
 BL_CONTAINS_HASH_BY_K(static, contains_hash_scalar, bl_counting_test_one);
 
