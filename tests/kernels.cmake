@@ -9,12 +9,16 @@ if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
   message(STATUS "bloomline: cross build without an emulator: kernel reruns limited to scalar")
 else()
   set(_bl_probe ${CMAKE_CURRENT_BINARY_DIR}/bl_cpu_probe.c)
+  set(_bl_probe_defs -D_GNU_SOURCE)
+  if(BLOOMLINE_AVX512_VIA_SIMDE) # the library reports AVX-512 wherever AVX2 runs
+    list(APPEND _bl_probe_defs -DBL_AVX512_VIA_SIMDE)
+  endif()
   file(WRITE ${_bl_probe} "#include <stdio.h>\n#include \"internal.h\"\n"
     "int main(void) { printf(\"features=%u\\n\", (unsigned)bl_cpu_features()); return 0; }\n")
   try_run(_bl_probe_run _bl_probe_compiled ${CMAKE_CURRENT_BINARY_DIR}/bl_cpu_probe
     SOURCES ${_bl_probe} ${PROJECT_SOURCE_DIR}/src/cpu.c
     CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR}/include;${PROJECT_SOURCE_DIR}/src"
-    COMPILE_DEFINITIONS -D_GNU_SOURCE
+    COMPILE_DEFINITIONS ${_bl_probe_defs}
     COMPILE_OUTPUT_VARIABLE _bl_probe_log
     RUN_OUTPUT_VARIABLE _bl_probe_out)
   if(_bl_probe_compiled AND _bl_probe_run EQUAL 0 AND _bl_probe_out MATCHES "features=([0-9]+)")

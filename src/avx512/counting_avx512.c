@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* AVX-512 counting queries: a key's probed words permuted out of its line in one instruction, as
  * the blocked probe does (AVX2 needs two and a blend); updates stay scalar (counting_avx2.c). */
-#include <immintrin.h>
+#include "avx512_intrin.h"
 
 #include "../counting.h"
 

@@ -6,7 +6,7 @@
 #ifndef BL_HASH_GROUPS_H
 #define BL_HASH_GROUPS_H
 
-#include <immintrin.h>
+#include "avx512_intrin.h"
 
 #include "../pipeline.h"
 

@@ -13,7 +13,7 @@
 #define XXH_INLINE_ALL /* for XXH3_kSecret and XXH_PRIME64_1 */
 #include <xxhash.h>
 
-#include <immintrin.h>
+#include "avx512_intrin.h"
 
 #include "hash_groups.h"
 #include "kernels_avx512.h"

@@ -9,7 +9,7 @@
  * bytes 10.65 against 9.25). Loading stripes with XXH3's loader (hash_groups.h) instead of a
  * vpermt2q transpose of pointers stored in an array: 6.9 -> 5.4 ns/key for 48-53-byte keys, 14.7
  * -> 9.1 for 20-200. Same values as XXH64 for every length: tests/test_parts.c. */
-#include <immintrin.h>
+#include "avx512_intrin.h"
 
 #include "hash_groups.h"
 #include "kernels_avx512.h"

@@ -3,7 +3,7 @@
 #include "../avx2/kernels_avx2.h"
 #include "kernels_avx512.h"
 
-#include <immintrin.h>
+#include "avx512_intrin.h"
 
 #define BL_INLINE static inline __attribute__((always_inline))
 
