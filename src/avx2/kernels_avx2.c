@@ -9,15 +9,19 @@
 /* ---- uint64_t hashing, four keys per ymm ------------------------------------------------------ */
 
 /* a * c mod 2^64 for a constant c: AVX2 multiplies only 32x32->64 (vpmuludq), so build it from
- * the low product and the two cross products (the high x high term falls off the top). */
+ * the low product and the two cross products (the high x high term falls off the top). With
+ * this and the byte-shuffle rotate in xxh3_u64x4 in place of three vpmuludq and a shifted
+ * rotate: batched u64 queries at 2^16 0.96-0.99x the time, adds 0.91-0.96x, sbbf (XXH64) 0.92-0.93x
+ * (Zen 3; 30.5 -> 29.6 instructions per query). */
 BL_INLINE __m256i mul64c(__m256i a, uint64_t c)
 {
     const __m256i clo = _mm256_set1_epi64x((long long)(c & 0xffffffffu));
-    const __m256i chi = _mm256_set1_epi64x((long long)(c >> 32));
-    const __m256i lo = _mm256_mul_epu32(a, clo);
-    const __m256i cross =
-        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), clo), _mm256_mul_epu32(a, chi));
-    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+    /* one vpmulld gives both cross products' low halves: a_lo c_hi in the low dword of each
+     * lane, a_hi c_lo in the high one (c's halves swapped) */
+    const __m256i cswap = _mm256_set1_epi64x((long long)(c << 32 | c >> 32));
+    const __m256i cross32 = _mm256_mullo_epi32(a, cswap);
+    const __m256i cross = _mm256_add_epi32(cross32, _mm256_srli_epi64(cross32, 32));
+    return _mm256_add_epi64(_mm256_mul_epu32(a, clo), _mm256_slli_epi64(cross, 32));
 }
 
 #define BL_ROTL64(v, r) _mm256_or_si256(_mm256_slli_epi64((v), (r)), _mm256_srli_epi64((v), 64 - (r)))
@@ -28,7 +32,10 @@ BL_INLINE __m256i xxh3_u64x4(const uint64_t *keys, __m256i flip)
     const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)keys);
     /* rotl 32 of a 64-bit lane is a swap of its halves */
     __m256i h = _mm256_xor_si256(_mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)), flip);
-    h = _mm256_xor_si256(h, _mm256_xor_si256(BL_ROTL64(h, 49), BL_ROTL64(h, 24)));
+    /* rotl 24 is a rotation by 3 bytes: one vpshufb (byte i from byte i - 3 of its lane) */
+    const __m256i rotl24 = _mm256_setr_epi8(5, 6, 7, 0, 1, 2, 3, 4, 13, 14, 15, 8, 9, 10, 11, 12, 5,
+                                            6, 7, 0, 1, 2, 3, 4, 13, 14, 15, 8, 9, 10, 11, 12);
+    h = _mm256_xor_si256(h, _mm256_xor_si256(BL_ROTL64(h, 49), _mm256_shuffle_epi8(h, rotl24)));
     h = mul64c(h, BL_XXH3_RRMXMX);
     h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), _mm256_set1_epi64x(8)));
     h = mul64c(h, BL_XXH3_RRMXMX);
