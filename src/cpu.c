@@ -38,7 +38,6 @@ static uint32_t detect(void)
         features |= BL_CPU_AVX512;
 #if defined(BL_AVX512_VIA_SIMDE)
     /* the test build whose "avx512" kernel is SIMDe over AVX2 (CMakeLists.txt) */
-    (void)zmm_saved, (void)f, (void)dq, (void)bw, (void)vl;
     if (features & BL_CPU_AVX2)
         features |= BL_CPU_AVX512;
 #endif

@@ -215,11 +215,12 @@ BL_INLINE key_window_consts key_window_start(key_window *w, const uint8_t *data,
  * line and h, and keys i + depth .. + 7 (those below n) into the same slots: at once when all
  * eight exist and nlines < 2^32 (two vector hashes, their lines from bl_line_offsets4), else
  * one by one. Every key enters once: keys below depth at the start, key j >= depth with the
- * step of key j - depth (which exists, as depth > 8). */
+ * step of key j - depth (which exists, as depth > 8). The eight entered at once are prefetched
+ * here for a query; an add (`write`) prefetches them itself, one per key it ORs in (a burst of
+ * eight write prefetches gained nothing). */
 BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_t *data,
                                 uint64_t nlines, const uint64_t *keys, size_t n, size_t i,
-                                uint64_t flip, bool write, bool prefetch, const uint8_t *line[8],
-                                uint64_t h[8])
+                                uint64_t flip, bool write, const uint8_t *line[8], uint64_t h[8])
 {
     const size_t slot = i & (w->depth - 1), ahead = i + w->depth;
     memcpy(line, w->line + slot, 8 * sizeof *line);
@@ -235,12 +236,8 @@ BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_
         const __m256i at = _mm256_add_epi64(c.vdata, bl_line_offsets4(hv, c.vnlines));
         _mm256_storeu_si256((__m256i *)(void *)(w->line + slot + 4 * half), at);
     }
-    for (unsigned q = 0; q < 8 && prefetch; q++) {
-        if (write)
-            BL_PREFETCH_W(w->line[slot + q]);
-        else
-            BL_PREFETCH_R(w->line[slot + q]);
-    }
+    for (unsigned q = 0; q < 8 && !write; q++)
+        BL_PREFETCH_R(w->line[slot + q]);
 }
 
 /* Eight keys a step (key_window_step8), then the last n % 8 one by one from the ring. */
@@ -255,7 +252,7 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, co
     for (; i + 8 <= n; i += 8) {
         const uint8_t *line[8];
         uint64_t h[8];
-        key_window_step8(&w, c, data, nlines, keys, n, i, flip, false, true, line, h);
+        key_window_step8(&w, c, data, nlines, keys, n, i, flip, false, line, h);
         uint8_t *out = res ? res + i : unwanted;
         for (unsigned q = 0; q < 8; q++) {
             const int r = blocked_line_has(line[q], h[q], g0, g1, two);
@@ -385,7 +382,7 @@ BL_INLINE void blocked_add_keys_loop(uint8_t *data, uint64_t nlines, unsigned k,
     for (; i + 8 <= n; i += 8) {
         const uint8_t *line[8];
         uint64_t h[8];
-        key_window_step8(&w, c, data, nlines, keys, n, i, flip, true, false, line, h);
+        key_window_step8(&w, c, data, nlines, keys, n, i, flip, true, line, h);
         const size_t slot = i & (w.depth - 1);
         for (unsigned q = 0; q < 8; q++) {
             BL_PREFETCH_W(w.line[slot + q]);
