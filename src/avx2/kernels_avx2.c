@@ -1,77 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The AVX2 kernel: a key's k probes in one or two ymm, the line's words picked with vpermd. */
+/* The AVX2 kernel's blocked layout, a key's k probes in one or two ymm with the line's words
+ * picked by vpermd, and its table (uint64_t hashing: hash_avx2.c; Parquet blocks: sbbf_avx2.c). */
+#include "hash_avx2.h"
 #include "kernels_avx2.h"
 
 #include <immintrin.h>
 
 #define BL_INLINE static inline __attribute__((always_inline))
-
-/* ---- uint64_t hashing, four keys per ymm ------------------------------------------------------ */
-
-/* a * c mod 2^64 for a constant c: AVX2 multiplies only 32x32->64 (vpmuludq), so build it from
- * the low product and the two cross products (the high x high term falls off the top). With
- * this and the byte-shuffle rotate in xxh3_u64x4 in place of three vpmuludq and a shifted
- * rotate: batched u64 queries at 2^16 0.96-0.99x the time, adds 0.91-0.96x, sbbf (XXH64) 0.92-0.93x
- * (Zen 3; 30.5 -> 29.6 instructions per query). */
-BL_INLINE __m256i mul64c(__m256i a, uint64_t c)
-{
-    const __m256i clo = _mm256_set1_epi64x((long long)(c & 0xffffffffu));
-    /* one vpmulld gives both cross products' low halves: a_lo c_hi in the low dword of each
-     * lane, a_hi c_lo in the high one (c's halves swapped) */
-    const __m256i cswap = _mm256_set1_epi64x((long long)(c << 32 | c >> 32));
-    const __m256i cross32 = _mm256_mullo_epi32(a, cswap);
-    const __m256i cross = _mm256_add_epi32(cross32, _mm256_srli_epi64(cross32, 32));
-    return _mm256_add_epi64(_mm256_mul_epu32(a, clo), _mm256_slli_epi64(cross, 32));
-}
-
-#define BL_ROTL64(v, r) _mm256_or_si256(_mm256_slli_epi64((v), (r)), _mm256_srli_epi64((v), 64 - (r)))
-
-/* bl_xxh3_u64_flipped of the four keys at `keys`, flip in every lane. */
-BL_INLINE __m256i xxh3_u64x4(const uint64_t *keys, __m256i flip)
-{
-    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)keys);
-    /* rotl 32 of a 64-bit lane is a swap of its halves */
-    __m256i h = _mm256_xor_si256(_mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)), flip);
-    /* rotl 24 is a rotation by 3 bytes: one vpshufb (byte i from byte i - 3 of its lane) */
-    const __m256i rotl24 = _mm256_setr_epi8(5, 6, 7, 0, 1, 2, 3, 4, 13, 14, 15, 8, 9, 10, 11, 12, 5,
-                                            6, 7, 0, 1, 2, 3, 4, 13, 14, 15, 8, 9, 10, 11, 12);
-    h = _mm256_xor_si256(h, _mm256_xor_si256(BL_ROTL64(h, 49), _mm256_shuffle_epi8(h, rotl24)));
-    h = mul64c(h, BL_XXH3_RRMXMX);
-    h = _mm256_xor_si256(h, _mm256_add_epi64(_mm256_srli_epi64(h, 35), _mm256_set1_epi64x(8)));
-    h = mul64c(h, BL_XXH3_RRMXMX);
-    return _mm256_xor_si256(h, _mm256_srli_epi64(h, 28));
-}
-
-void bl_hash_u64_xxh3_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
-{
-    const __m256i flip = _mm256_set1_epi64x((long long)bl_xxh3_u64_flip(seed));
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        _mm256_storeu_si256((__m256i *)(void *)(out + i), xxh3_u64x4(keys + i, flip));
-    for (; i < n; i++)
-        out[i] = bl_xxh3_u64(keys[i], seed);
-}
-
-void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
-{
-    const __m256i h0 = _mm256_set1_epi64x((long long)(seed + BL_XXH64_P5 + 8));
-    const __m256i p4 = _mm256_set1_epi64x((long long)BL_XXH64_P4);
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
-        __m256i k1 = mul64c(BL_ROTL64(mul64c(v, BL_XXH64_P2), 31), BL_XXH64_P1);
-        __m256i h = _mm256_xor_si256(h0, k1);
-        h = _mm256_add_epi64(mul64c(BL_ROTL64(h, 27), BL_XXH64_P1), p4);
-        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 33));
-        h = mul64c(h, BL_XXH64_P2);
-        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 29));
-        h = mul64c(h, BL_XXH64_P3);
-        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 32));
-        _mm256_storeu_si256((__m256i *)(void *)(out + i), h);
-    }
-    for (; i < n; i++)
-        out[i] = bl_xxh64_u64(keys[i], seed);
-}
 
 /* ---- Blocked layout ------------------------------------------------------------------------- */
 
@@ -231,7 +166,7 @@ BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_
         return;
     }
     for (unsigned half = 0; half < 2; half++) {
-        const __m256i hv = xxh3_u64x4(keys + ahead + 4 * half, c.vflip);
+        const __m256i hv = bl_avx2_xxh3_u64x4(keys + ahead + 4 * half, c.vflip);
         _mm256_storeu_si256((__m256i *)(void *)(w->hash + slot + 4 * half), hv);
         const __m256i at = _mm256_add_epi64(c.vdata, bl_line_offsets4(hv, c.vnlines));
         _mm256_storeu_si256((__m256i *)(void *)(w->line + slot + 4 * half), at);
@@ -447,67 +382,6 @@ void bl_blocked_add_avx2(uint8_t *data, uint64_t nlines, unsigned k, const uint6
     default:
         (void)blocked_add_loop(data, nlines, k, h, n, avail, 0, NULL, ADD_UP_TO_16, false);
     }
-}
-
-/* ---- Parquet split-block layout: one ymm is one block ----------------------------------------- */
-
-BL_INLINE __m256i sbbf_bits(uint64_t h)
-{
-    const __m256i salt = _mm256_loadu_si256((const __m256i *)(const void *)bl_sbbf_salt);
-    const __m256i x = _mm256_mullo_epi32(_mm256_set1_epi32((int)(uint32_t)h), salt);
-    return _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(x, 27));
-}
-
-BL_INLINE uint8_t *sbbf_block_ptr(const uint8_t *data, uint64_t nblocks, uint64_t h)
-{
-    return (uint8_t *)(uintptr_t)(data + bl_sbbf_block(h, nblocks) * BL_SBBF_BLOCK_BYTES);
-}
-
-BL_INLINE void sbbf_block_or(uint8_t *data, uint64_t nblocks, uint64_t h)
-{
-    __m256i *b = (__m256i *)(void *)sbbf_block_ptr(data, nblocks, h);
-    _mm256_store_si256(b, _mm256_or_si256(_mm256_load_si256(b), sbbf_bits(h)));
-}
-
-BL_INLINE bool sbbf_block_has(const uint8_t *data, uint64_t nblocks, uint64_t h)
-{
-    const __m256i b = _mm256_load_si256((const __m256i *)(const void *)sbbf_block_ptr(data, nblocks, h));
-    return _mm256_testc_si256(b, sbbf_bits(h)); /* all bits present */
-}
-
-void bl_sbbf_add_avx2(uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
-                          size_t avail)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_W(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        sbbf_block_or(data, nblocks, h[i]);
-    }
-}
-
-size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *h, size_t n,
-                             size_t avail, uint8_t *res)
-{
-    size_t hits = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i + BL_PREFETCH_DISTANCE < avail)
-            BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        const int r = sbbf_block_has(data, nblocks, h[i]);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
-    }
-    return hits;
-}
-
-void bl_sbbf_add_one_avx2(uint8_t *data, uint64_t nblocks, uint64_t h)
-{
-    sbbf_block_or(data, nblocks, h);
-}
-
-bool bl_sbbf_contains_avx2(const uint8_t *data, uint64_t nblocks, uint64_t h)
-{
-    return sbbf_block_has(data, nblocks, h);
 }
 
 const struct bl_kernels bl_kernels_avx2 = {

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The AVX2 kernel's batched hash stage of uint64_t keys: XXH3 (blocked, classic, counting) and
+ * XXH64 (sbbf, which hashes a key's 8 little-endian bytes as Parquet hashes INT64). */
+#include "hash_avx2.h"
+#include "kernels_avx2.h"
+
+void bl_hash_u64_xxh3_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    const __m256i flip = _mm256_set1_epi64x((long long)bl_xxh3_u64_flip(seed));
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), bl_avx2_xxh3_u64x4(keys + i, flip));
+    for (; i < n; i++)
+        out[i] = bl_xxh3_u64(keys[i], seed);
+}
+
+void bl_hash_u64_xxh64_avx2(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    const __m256i h0 = _mm256_set1_epi64x((long long)(seed + BL_XXH64_P5 + 8));
+    const __m256i p4 = _mm256_set1_epi64x((long long)BL_XXH64_P4);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(keys + i));
+        __m256i k1 =
+            bl_avx2_mul64c(BL_AVX2_ROTL64(bl_avx2_mul64c(v, BL_XXH64_P2), 31), BL_XXH64_P1);
+        __m256i h = _mm256_xor_si256(h0, k1);
+        h = _mm256_add_epi64(bl_avx2_mul64c(BL_AVX2_ROTL64(h, 27), BL_XXH64_P1), p4);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 33));
+        h = bl_avx2_mul64c(h, BL_XXH64_P2);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 29));
+        h = bl_avx2_mul64c(h, BL_XXH64_P3);
+        h = _mm256_xor_si256(h, _mm256_srli_epi64(h, 32));
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), h);
+    }
+    for (; i < n; i++)
+        out[i] = bl_xxh64_u64(keys[i], seed);
+}
