@@ -11,3 +11,11 @@ if(TARGET bloomline_cli)
     set_tests_properties(cli PROPERTIES ENVIRONMENT "BLOOMLINE_CLI_EMULATOR=${_bl_cli_emulator}")
   endif()
 endif()
+
+# The line splitter against a reference on random chunks (SSE2 on x86-64, memchr elsewhere).
+if(TARGET bloomline_cli_parts)
+  add_executable(test_cli_split cli/test_cli_split.c)
+  target_link_libraries(test_cli_split PRIVATE bloomline_cli_parts PkgConfig::CMOCKA)
+  add_test(NAME test_cli_split COMMAND test_cli_split)
+  set_tests_properties(test_cli_split PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
+endif()
