@@ -12,10 +12,15 @@ if(TARGET bloomline_cli)
   endif()
 endif()
 
-# The line splitter against a reference on random chunks (SSE2 on x86-64, memchr elsewhere).
+# Unit tests of CLI parts (tests/cli/test_*.c): the line splitter against a reference on random
+# chunks (SSE2 on x86-64, memchr elsewhere), the line count against a byte-by-byte one.
 if(TARGET bloomline_cli_parts)
-  add_executable(test_cli_split cli/test_cli_split.c)
-  target_link_libraries(test_cli_split PRIVATE bloomline_cli_parts PkgConfig::CMOCKA)
-  add_test(NAME test_cli_split COMMAND test_cli_split)
-  set_tests_properties(test_cli_split PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
+  file(GLOB _bl_cli_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_*.c)
+  foreach(src ${_bl_cli_tests})
+    get_filename_component(name ${src} NAME_WE)
+    add_executable(${name} ${src})
+    target_link_libraries(${name} PRIVATE bloomline_cli_parts PkgConfig::CMOCKA)
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout")
+  endforeach()
 endif()

@@ -254,6 +254,8 @@ int cli_run(cli_job *job);
  * input is a stream (*regular false, nothing read); -1: a bad input (reported). */
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigned char eol,
                     uint64_t *lines, bool *regular);
+/* The bytes of p[0, n) equal to eol (SWAR, eight at a time; tests/cli/test_cli_count.c). */
+uint64_t cli_count_eol(const unsigned char *p, size_t n, unsigned char eol);
 
 /* ---- feed.c: keys into a filter (build, add) or out of it (remove) ------------------------- */
 

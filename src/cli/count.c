@@ -15,7 +15,7 @@
 /* Bytes equal to eol in a buffer, eight bytes at a time: a zero byte of x ^ eol*8 marks one, and
  * ~(((t & 0x7f..) + 0x7f..) | t) has exactly the high bit of each zero byte set. The per-byte
  * flags are summed in byte lanes and folded every 255 words, before a lane can overflow. */
-static uint64_t count_newlines(const unsigned char *p, size_t n, unsigned char eol)
+uint64_t cli_count_eol(const unsigned char *p, size_t n, unsigned char eol)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
     const uint64_t eols = ones * eol;
@@ -50,7 +50,7 @@ static int count_process(void *ctx, unsigned worker, const cli_chunk *c)
 {
     (void)worker;
     count_ctx *x = ctx;
-    uint64_t n = count_newlines((const unsigned char *)c->data, c->len, c->eol);
+    uint64_t n = cli_count_eol((const unsigned char *)c->data, c->len, c->eol);
     if (c->len > 0 && (unsigned char)c->data[c->len - 1] != c->eol)
         n++;
     __atomic_add_fetch(&x->lines, n, __ATOMIC_RELAXED);
