@@ -428,6 +428,9 @@ static const uint32_t bl_blocked_offsets[BL_K_MAX_BLOCKED + 1][16]
 /* D_k's inverse (row k, column d and d + 16: the probe with offset d, or 15, a lane past k,
  * when none has it). */
 extern const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32] BL_HIDDEN;
+/* The multiplier of word d's probe for each k (0 where no probe of k has offset d), stored twice
+ * over in the same way (blocked_maps.c). */
+extern const uint32_t bl_blocked_mul_of_word[BL_K_MAX_BLOCKED + 1][32] BL_HIDDEN;
 
 /* The key's word shift r. */
 static inline uint32_t bl_blocked_shift(uint64_t h) { return (uint32_t)h >> 28; }

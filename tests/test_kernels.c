@@ -578,8 +578,9 @@ static void test_huge_line_counts(void **state)
 }
 
 /* The word-set tables (internal.h, blocked_maps.c): row k of the offsets holds k distinct words
- * starting with 0 (then zeros), and the inverse table (stored twice over) maps each of them back
- * to its probe and every other word to lane 15, a lane past k. Then every key's k words are
+ * starting with 0 (then zeros), the inverse table (stored twice over) maps each of them back
+ * to its probe and every other word to lane 15, a lane past k, and the multiplier table (twice
+ * over too) holds each such word's probe multiplier and 0 elsewhere. Then every key's k words are
  * distinct, which the adds' mask permutation relies on. */
 static void test_word_sets(void **state)
 {
@@ -602,6 +603,10 @@ static void test_word_sets(void **state)
             assert_int_equal(bl_blocked_probe_of[k][d + 16], bl_blocked_probe_of[k][d]);
             if (!(seen & (1u << d)))
                 assert_true(bl_blocked_probe_of[k][d] == 15 && k < 16);
+            /* the multipliers in word order: the probe's with offset d, or 0 (no bit) */
+            const uint32_t m = (seen & (1u << d)) ? bl_blocked_mul[bl_blocked_probe_of[k][d]] : 0;
+            assert_int_equal(bl_blocked_mul_of_word[k][d], m);
+            assert_int_equal(bl_blocked_mul_of_word[k][d + 16], m);
         }
         for (uint64_t h = 0; h < (UINT64_C(1) << 32); h += UINT64_C(0x10000001)) {
             unsigned words = 0;
