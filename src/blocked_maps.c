@@ -38,8 +38,9 @@ const uint32_t bl_blocked_probe_of[BL_K_MAX_BLOCKED + 1][32] __attribute__((alig
 /* The multiplier of the probe with offset d (row k, columns d and d + 16), or 0 when no probe of
  * k has offset d, twice over like bl_blocked_probe_of: the 16 entries from 16 - r on are the
  * multipliers of words 0..15 of the line of a key with shift r (0: no bit in that word). With
- * them a query builds its mask in the line's own word order, with no word permutation (the AVX2
- * kernel for k > 8). test_kernels checks it against bl_blocked_mul and bl_blocked_offsets. */
+ * them a key's mask is built in the line's own word order, with no word permutation (the AVX2
+ * kernel's queries with k > 8 and adds with k >= 8). test_kernels checks it against
+ * bl_blocked_mul and bl_blocked_offsets. */
 const uint32_t bl_blocked_mul_of_word[BL_K_MAX_BLOCKED + 1][32] __attribute__((aligned(64))) = {
     /* k = 0 */
     {0, 0, 0, 0, 0, 0, 0, 0,

@@ -10,26 +10,24 @@
 
 /* ---- Blocked layout ------------------------------------------------------------------------- */
 
-/* Probes [first, first + 8): their multipliers, and 1 in the lanes of probes the key has (k of
- * them), 0 past k, so those lanes' bits are 0: never missing, never set. Built in registers: a
- * stack array read back as a vector stalls store forwarding, which costs more than a probe on
- * single-key calls. */
+/* Probes 0..7, the probe-order form (queries with k <= 8, adds with k < 8; more probes take the
+ * word-order form, blocked_line_bits): their multipliers, and 1 in the lanes of probes the key
+ * has (k of them), 0 past k, so those lanes' bits are 0: never missing, never set. Built in
+ * registers: a stack array read back as a vector stalls store forwarding, which costs more than
+ * a probe on single-key calls. */
 typedef struct probe_group {
     __m256i mul, one;
-    __m256i offsets_top;      /* D_k of these probes << 28 (bl_avx2_probe_words) */
-    const uint32_t *word_mul; /* bl_blocked_mul_of_word[k], for queries with k > 8 */
+    __m256i offsets_top; /* D_k of these probes << 28 (bl_avx2_probe_words) */
 } probe_group;
 
-static probe_group blocked_group(unsigned k, unsigned first)
+static probe_group blocked_group(unsigned k)
 {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k - (int)first), lane);
-    const __m256i offsets =
-        _mm256_load_si256((const __m256i *)(const void *)(bl_blocked_offsets[k] + first));
-    return (probe_group){
-        _mm256_loadu_si256((const __m256i *)(const void *)(bl_blocked_mul + first)),
-        _mm256_and_si256(used, _mm256_set1_epi32(1)), _mm256_slli_epi32(offsets, 28),
-        bl_blocked_mul_of_word[k]};
+    const __m256i used = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k), lane);
+    const __m256i offsets = _mm256_load_si256((const __m256i *)(const void *)bl_blocked_offsets[k]);
+    return (probe_group){_mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul),
+                         _mm256_and_si256(used, _mm256_set1_epi32(1)),
+                         _mm256_slli_epi32(offsets, 28)};
 }
 
 /* Lane i's bit: 1 << (x >> 27) with x = (uint32)h * mul[i]. */
@@ -65,8 +63,8 @@ BL_INLINE void blocked_line_bits(__m256i hv, uint64_t h, const uint32_t *word_mu
 }
 
 /* One key against its line; `two`: k > 8 (a compile-time constant after inlining). */
-BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0, probe_group g1,
-                                bool two)
+BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0,
+                                const uint32_t *word_mul, bool two)
 {
     const __m256i *v = (const __m256i *)(const void *)line;
     const __m256i lo = _mm256_load_si256(v), hi = _mm256_load_si256(v + 1);
@@ -76,7 +74,7 @@ BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0,
         return _mm256_testc_si256(word0, bit0);
     }
     __m256i bits_lo, bits_hi;
-    blocked_line_bits(hv, h, g1.word_mul, &bits_lo, &bits_hi);
+    blocked_line_bits(hv, h, word_mul, &bits_lo, &bits_hi);
     const __m256i miss =
         _mm256_or_si256(_mm256_andnot_si256(lo, bits_lo), _mm256_andnot_si256(hi, bits_hi));
     return _mm256_testz_si256(miss, miss);
@@ -84,7 +82,7 @@ BL_INLINE bool blocked_line_has(const uint8_t *line, uint64_t h, probe_group g0,
 
 BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const uint64_t *h,
                                    size_t n, size_t avail, uint8_t *res, probe_group g0,
-                                   probe_group g1, bool two)
+                                   const uint32_t *word_mul, bool two)
 {
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, false);
@@ -96,14 +94,14 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
         bl_window_next8(&win, data, nlines, h, i, line);
         uint8_t *out = res ? res + i : unwanted;
         for (unsigned j = 0; j < 8; j++) {
-            const int r = blocked_line_has(line[j], h[i + j], g0, g1, two);
+            const int r = blocked_line_has(line[j], h[i + j], g0, word_mul, two);
             hits += (size_t)r;
             out[j] = (uint8_t)r;
         }
     }
     for (; i < n; i++) {
         const int r = blocked_line_has(bl_window_next(&win, data, nlines, h, i, avail, false), h[i],
-                                       g0, g1, two);
+                                       g0, word_mul, two);
         hits += (size_t)r;
         if (res)
             res[i] = (uint8_t)r;
@@ -114,10 +112,11 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
 size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
                             size_t n, size_t avail, uint8_t *res)
 {
-    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    const probe_group g0 = blocked_group(k);
+    const uint32_t *word_mul = bl_blocked_mul_of_word[k];
     if (k <= 8)
-        return blocked_test_loop(data, nlines, h, n, avail, res, g0, g1, false);
-    return blocked_test_loop(data, nlines, h, n, avail, res, g0, g1, true);
+        return blocked_test_loop(data, nlines, h, n, avail, res, g0, word_mul, false);
+    return blocked_test_loop(data, nlines, h, n, avail, res, g0, word_mul, true);
 }
 
 /* ---- Blocked queries of uint64_t keys hashed in the window ---------------------------------- */
@@ -195,7 +194,7 @@ BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_
 /* Eight keys a step (key_window_step8), then the last n % 8 one by one from the ring. */
 BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, const uint64_t *keys,
                                         size_t n, uint64_t flip, uint8_t *res, probe_group g0,
-                                        probe_group g1, bool two)
+                                        const uint32_t *word_mul, bool two)
 {
     key_window w;
     const key_window_consts c = key_window_start(&w, data, nlines, keys, n, flip, false);
@@ -207,14 +206,14 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, co
         key_window_step8(&w, c, data, nlines, keys, n, i, flip, false, line, h);
         uint8_t *out = res ? res + i : unwanted;
         for (unsigned q = 0; q < 8; q++) {
-            const int r = blocked_line_has(line[q], h[q], g0, g1, two);
+            const int r = blocked_line_has(line[q], h[q], g0, word_mul, two);
             hits += (size_t)r;
             out[q] = (uint8_t)r;
         }
     }
     for (; i < n; i++) {
         const size_t slot = i & (w.depth - 1);
-        const int r = blocked_line_has(w.line[slot], w.hash[slot], g0, g1, two);
+        const int r = blocked_line_has(w.line[slot], w.hash[slot], g0, word_mul, two);
         hits += (size_t)r;
         if (res)
             res[i] = (uint8_t)r;
@@ -225,10 +224,11 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, co
 static size_t blocked_test_keys_avx2(const uint8_t *data, uint64_t nlines, unsigned k,
                                      const uint64_t *keys, size_t n, uint64_t flip, uint8_t *res)
 {
-    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    const probe_group g0 = blocked_group(k);
+    const uint32_t *word_mul = bl_blocked_mul_of_word[k];
     if (k <= 8)
-        return blocked_test_keys_loop(data, nlines, keys, n, flip, res, g0, g1, false);
-    return blocked_test_keys_loop(data, nlines, keys, n, flip, res, g0, g1, true);
+        return blocked_test_keys_loop(data, nlines, keys, n, flip, res, g0, word_mul, false);
+    return blocked_test_keys_loop(data, nlines, keys, n, flip, res, g0, word_mul, true);
 }
 
 /* One key: the batched loop's body without the window (two dependent loads at most). */
@@ -236,8 +236,8 @@ BL_INLINE bool blocked_probe_one(const uint8_t *data, uint64_t nlines, unsigned 
 {
     const uint8_t *line = BL_LINE_AT(data, nlines, h);
     if (k <= 8)
-        return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), false);
-    return blocked_line_has(line, h, blocked_group(k, 0), blocked_group(k, 8), true);
+        return blocked_line_has(line, h, blocked_group(k), bl_blocked_mul_of_word[k], false);
+    return blocked_line_has(line, h, blocked_group(k), bl_blocked_mul_of_word[k], true);
 }
 
 static bool blocked_contains_avx2(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -256,8 +256,8 @@ BL_CONTAINS_HASH_BY_K(static, blocked_contains_hash_avx2, blocked_probe_one);
  * from the doubled inverse table; lane 15, 15 mod 8 = 7, is 0 in the first group for k < 8, so
  * words without a probe get no bit), one multiply where the table costs two. Returns whether
  * the line lacked one of them (callers that do not ask pay nothing). */
-BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_group g1, bool wide,
-                           const uint32_t *probe_of)
+BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, const uint32_t *probe_of,
+                           const uint32_t *word_mul, bool wide)
 {
     const __m256i hv = _mm256_set1_epi32((int)(uint32_t)h);
     __m256i lo, hi;
@@ -269,7 +269,7 @@ BL_INLINE bool line_or_key(uint8_t *line, uint64_t h, probe_group g0, probe_grou
         lo = _mm256_permutevar8x32_epi32(b0, idx_lo);
         hi = _mm256_permutevar8x32_epi32(b0, idx_hi);
     } else {
-        blocked_line_bits(hv, h, g1.word_mul, &lo, &hi);
+        blocked_line_bits(hv, h, word_mul, &lo, &hi);
     }
     __m256i *v = (__m256i *)(void *)line;
     const __m256i old_lo = _mm256_load_si256(v), old_hi = _mm256_load_si256(v + 1);
@@ -284,7 +284,7 @@ BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, co
                                   size_t n, size_t avail, uint64_t room, uint64_t *taken,
                                   bool wide, bool count)
 {
-    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    const probe_group g0 = blocked_group(k);
     bl_window win;
     bl_window_start(&win, data, nlines, h, avail, true);
     uint64_t t = 0;
@@ -292,7 +292,7 @@ BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, co
     for (; i < n && (!count || t < room); i++) {
         const bool lacked =
             line_or_key((uint8_t *)(uintptr_t)bl_window_next(&win, data, nlines, h, i, avail, true),
-                        h[i], g0, g1, wide, bl_blocked_probe_of[k]);
+                        h[i], g0, bl_blocked_probe_of[k], bl_blocked_mul_of_word[k], wide);
         if (count)
             t += lacked;
     }
@@ -314,8 +314,8 @@ static size_t blocked_add_new_avx2(uint8_t *data, uint64_t nlines, unsigned k, c
 BL_INLINE void blocked_add_keys_loop(uint8_t *data, uint64_t nlines, unsigned k,
                                      const uint64_t *keys, size_t n, uint64_t flip, bool wide)
 {
-    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
-    const uint32_t *probe_of = bl_blocked_probe_of[k];
+    const probe_group g0 = blocked_group(k);
+    const uint32_t *probe_of = bl_blocked_probe_of[k], *word_mul = bl_blocked_mul_of_word[k];
     key_window w;
     const key_window_consts c = key_window_start(&w, data, nlines, keys, n, flip, true);
     size_t i = 0;
@@ -326,12 +326,12 @@ BL_INLINE void blocked_add_keys_loop(uint8_t *data, uint64_t nlines, unsigned k,
         const size_t slot = i & (w.depth - 1);
         for (unsigned q = 0; q < 8; q++) {
             BL_PREFETCH_W(w.line[slot + q]);
-            line_or_key((uint8_t *)(uintptr_t)line[q], h[q], g0, g1, wide, probe_of);
+            line_or_key((uint8_t *)(uintptr_t)line[q], h[q], g0, probe_of, word_mul, wide);
         }
     }
     for (; i < n; i++) {
         const size_t slot = i & (w.depth - 1);
-        line_or_key((uint8_t *)(uintptr_t)w.line[slot], w.hash[slot], g0, g1, wide, probe_of);
+        line_or_key((uint8_t *)(uintptr_t)w.line[slot], w.hash[slot], g0, probe_of, word_mul, wide);
     }
 }
 
@@ -347,11 +347,12 @@ static void blocked_add_keys_avx2(uint8_t *data, uint64_t nlines, unsigned k,
 BL_INLINE void blocked_or_key(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
     uint8_t *line = (uint8_t *)(uintptr_t)BL_LINE_AT(data, nlines, h);
-    const probe_group g0 = blocked_group(k, 0), g1 = blocked_group(k, 8);
+    const probe_group g0 = blocked_group(k);
+    const uint32_t *probe_of = bl_blocked_probe_of[k], *word_mul = bl_blocked_mul_of_word[k];
     if (k < 8)
-        line_or_key(line, h, g0, g1, false, bl_blocked_probe_of[k]);
+        line_or_key(line, h, g0, probe_of, word_mul, false);
     else
-        line_or_key(line, h, g0, g1, true, bl_blocked_probe_of[k]);
+        line_or_key(line, h, g0, probe_of, word_mul, true);
 }
 
 static void blocked_add_one_avx2(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
