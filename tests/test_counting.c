@@ -126,17 +126,25 @@ static void test_model_sequences(void **state)
     const size_t nk = tu_kernels(kernels, MAX_KERNELS);
     for (size_t ki = 0; ki < nk; ki++)
         printf("# kernel %s\n", kernels[ki]);
-    static const unsigned ks[] = {1, 2, 3, 7, 8, 9, 16};
+    /* Every k: each kernel compiles its one-key queries for each k separately. With 3 lines,
+     * the same sequences again in BL_FLAG_CONCURRENT mode, whose adds and removes (atomic, a
+     * not-present check on a snapshot) are code of their own. */
     static const uint64_t lines[] = {1, 3, 64};
     enum { STEPS = 60, POOL = 400, MAXB = 300 };
     for (size_t li = 0; li < BL_ARRAY_LEN(lines); li++) {
-        for (size_t kk = 0; kk < BL_ARRAY_LEN(ks); kk++) {
+        for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
             const uint64_t run_seed = tu_next(&s);
             bl_filter *ref = NULL; /* scalar, for byte comparison */
-            for (size_t ki = 0; ki < nk; ki++) {
+            const size_t nvariants = lines[li] == 3 ? 2 * nk : nk;
+            for (size_t v = 0; v < nvariants; v++) {
+                const size_t ki = v % nk;
+                const unsigned flags = v < nk ? 0 : BL_FLAG_CONCURRENT;
                 uint64_t r = run_seed;
-                model m = model_new(lines[li], ks[kk]);
-                bl_filter *f = make_counting(lines[li], ks[kk], 0, kernels[ki], 0);
+                model m = model_new(lines[li], k);
+                bl_filter *f = make_counting(lines[li], k, 0, kernels[ki], flags);
+                char label[64];
+                snprintf(label, sizeof label, "%s%s k=%u lines=%llu", kernels[ki],
+                         flags ? " concurrent" : "", k, (unsigned long long)lines[li]);
                 uint64_t pool[POOL];
                 for (size_t i = 0; i < POOL; i++)
                     pool[i] = tu_next(&r);
@@ -193,7 +201,7 @@ static void test_model_sequences(void **state)
                         break;
                     }
                     }
-                    assert_counters(f, &m, kernels[ki]);
+                    assert_counters(f, &m, label);
                 }
                 if (ref == NULL) {
                     ref = f;

@@ -366,7 +366,9 @@ static void test_union(void **state)
 {
     (void)state;
     uint64_t s = tu_seed("scalable union");
-    enum { NA = 1500, NB = 9000 };
+    /* a grows to 2 stages (1000 + 2000 keys), b to 5 (up to 31000): a's array of 4 stage
+     * pointers must grow to take b's 3 extra stages. */
+    enum { NA = 1500, NB = 20000, NC = 40000 };
     static uint64_t ka[NA], kb[NB];
     for (size_t i = 0; i < NA; i++)
         ka[i] = tu_next(&s);
@@ -387,8 +389,24 @@ static void test_union(void **state)
     assert_int_equal(bl_get_info(b, &ib), BL_OK);
     assert_int_equal(info.stages, ib.stages);
     assert_int_equal(info.keys_added, ia.keys_added + ib.keys_added);
+    assert_int_equal(ia.stages, 2);
+    assert_int_equal(info.stages, 5);
     assert_int_equal(bl_contains_u64_batch(a, ka, NA, NULL), NA);
     assert_int_equal(bl_contains_u64_batch(a, kb, NB, NULL), NB);
+    /* The union's copies of b's stages are a's own: b can go, and a grows on past them. */
+    bl_filter *b2 = NULL;
+    assert_int_equal(bl_clone(&b2, b), BL_OK);
+    bl_free(b);
+    b = b2;
+    static uint64_t kc[NC];
+    for (size_t i = 0; i < NC; i++)
+        kc[i] = tu_next(&s);
+    assert_int_equal(bl_add_u64_batch(a, kc, NC), BL_OK);
+    assert_int_equal(bl_get_info(a, &info), BL_OK);
+    assert_true(info.stages > 5);
+    assert_int_equal(bl_contains_u64_batch(a, ka, NA, NULL), NA);
+    assert_int_equal(bl_contains_u64_batch(a, kb, NB, NULL), NB);
+    assert_int_equal(bl_contains_u64_batch(a, kc, NC, NULL), NC);
     /* The other way round: the longer chain absorbs the shorter one. */
     assert_int_equal(bl_union(b, a2), BL_OK);
     assert_int_equal(bl_contains_u64_batch(b, ka, NA, NULL), NA);
