@@ -13,7 +13,8 @@ if(TARGET bloomline_cli)
 endif()
 
 # Unit tests of CLI parts (tests/cli/test_*.c): the line splitter against a reference on random
-# chunks (SSE2 on x86-64, memchr elsewhere), the line count against a byte-by-byte one.
+# chunks (SSE2 on x86-64, memchr elsewhere), the line count against a byte-by-byte one, the
+# option parsers (numbers in every notation they read, delimiters) against values written out.
 if(TARGET bloomline_cli_parts)
   file(GLOB _bl_cli_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_*.c)
   foreach(src ${_bl_cli_tests})

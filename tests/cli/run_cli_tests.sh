@@ -719,8 +719,20 @@ check "merge of the same keys: no capacity warning" test ! -s err
 expect_status "merge of a full filter with itself" 0 "$B" merge -o self4.blf f.blf f.blf f.blf f.blf
 check "merge of a full filter with itself: no capacity warning" test ! -s err
 "$B" build -n 999 -o other.blf part1.txt
-expect_error "merge mismatch" "differ in identity" "$B" merge -o bad.blf m1.blf other.blf
+expect_error "merge mismatch" "differ in identity (size " "$B" merge -o bad.blf m1.blf other.blf
 check "merge mismatch writes nothing" test ! -e bad.blf
+# The reason names the first field that differs, the one option to change.
+"$B" build -q --bits 65536 -k 6 -o k6.blf part1.txt
+"$B" build -q --bits 65536 -k 7 -o k7.blf part1.txt
+expect_error "merge k mismatch" "(k 6 vs 7)" "$B" merge -o bad.blf k6.blf k7.blf
+"$B" build -q -l sbbf --bits 65536 -o sb.blf part1.txt
+"$B" build -q -l classic --bits 65536 -o cl64k.blf part1.txt
+expect_error "merge layout mismatch" "(layout sbbf vs classic)" "$B" merge -o bad.blf sb.blf cl64k.blf
+"$B" build -q -l scalable -n 1000 -p 0.01 -o scp1.blf part1.txt
+"$B" build -q -l scalable -n 1000 -p 0.02 -o scp2.blf part1.txt
+expect_error "merge scalable rate mismatch" "(rate 0.01 vs 0.02)" "$B" merge -o bad.blf scp1.blf scp2.blf
+check "merge mismatches write nothing" test ! -e bad.blf
+rm -f k6.blf k7.blf sb.blf cl64k.blf scp1.blf scp2.blf
 # Scalable chains: identity is the design (-n, -p, seed), not the size they have grown to; the
 # message named the total sizes
 "$B" build -q -l scalable -n 1000 -o sc1.blf pos.txt
@@ -1093,6 +1105,10 @@ for cmd in "build pos.txt" "merge m1.blf m2.blf" "import --format guava cl.guava
     expect_error "$cmd -o ''" "-o: the output file name is empty" "$B" $cmd -o ''
 done
 expect_error "-p and -b" "not both" "$B" build -p 0.1 -b 8 -o x.blf pos.txt
+expect_error "--bits and -p" "--bits fixes the size" "$B" build --bits 4096 -p 0.1 -o x.blf pos.txt
+expect_error "--bits and -b" "--bits fixes the size" "$B" build --bits 4096 -b 8 -o x.blf pos.txt
+expect_error "--bits on scalable" "--bits: a scalable filter has no fixed size" \
+    "$B" build -l scalable --bits 4096 -o x.blf pos.txt
 expect_error "query without filter" "missing FILTER" "$B" query
 # Sizes the file format refuses are refused before any input is read, with the reason.
 expect_error "-b too small" "too few bits per key" "$B" build -b 0.01 -o x.blf pos.txt
