@@ -679,6 +679,14 @@ cp f.blf $'j\xff\xc3\xa9\xed\xa0\x80.blf'
 expect_status "info --json, a name not in UTF-8" 0 "$B" info --json $'j\xff\xc3\xa9\xed\xa0\x80.blf'
 check "json name: bad bytes as U+FFFD" \
     grep -qF $'"file": "j\\ufffd\xc3\xa9\\ufffd\\ufffd\\ufffd.blf",' out
+# A quote, a backslash and a control byte are escaped; a 4-byte sequence prints as it is; one
+# below U+10000 (overlong) or past U+10FFFF is four bad bytes.
+jname=$'k"\\\t\xf0\x9f\x98\x80\xf0\x8f\xbf\xbf\xf4\x90\x80\x80.blf'
+cp f.blf "$jname"
+expect_status "info --json, a name to escape" 0 "$B" info --json "$jname"
+check "json name: escapes, a 4-byte character, 8 bad bytes" \
+    grep -qF $'"file": "k\\"\\\\\\u0009\xf0\x9f\x98\x80\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd.blf",' out
+rm -f "$jname"
 
 # ---- merge and intersect ----------------------------------------------------------------------------
 "$B" build -n 20000 -p 1e-6 -o m1.blf part1.txt
