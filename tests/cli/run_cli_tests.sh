@@ -1237,5 +1237,51 @@ if script -qec true /dev/null > /dev/null 2>&1; then
         grep -q "wait.blf: another add or remove is changing it: waiting" tty.txt
 fi
 
+# ---- the reader without mmap, and read errors ---------------------------------------------------
+# Chunks of a regular file are mapped; where a file system cannot map they are read with pread,
+# and a read can fail (a bad sector). read_fault_shim.c (tests/cli.cmake passes it; not under the
+# sanitizers or an emulator) makes both happen. The input spans four 2 MiB chunks, with lines
+# of 10000 bytes across the first two boundaries (longer than the 4096-byte tail a chunk reads
+# past its end) and a last line without its newline.
+if [ -n "${BLOOMLINE_CLI_READ_SHIM:-}" ] && [ -z "$EMULATOR" ]; then
+    SHIM=$BLOOMLINE_CLI_READ_SHIM
+    awk -v seed="$SEED" 'BEGIN {
+        long = sprintf("%10000s", ""); gsub(/ /, "L", long)
+        for (i = 0; i < 300000; i++) {
+            line = sprintf("k%d-%d/%x", i, seed, (i * 2654435761) % 4294967296)
+            if (bytes > (crossed + 1) * 2097152 - 5000 && crossed < 2) { line = line long; crossed++ }
+            printf "%s\n", line
+            bytes += length(line) + 1
+        }
+        printf "last-%d", seed
+    }' > big.txt
+    check "reader input spans the chunks" test "$(wc -c < big.txt)" -gt $((3 * 2097152))
+    awk 'NR % 3 == 0' big.txt > big_pos.txt
+    sed 's/^k/n/' big_pos.txt > big_mix.txt
+    cat big_pos.txt >> big_mix.txt
+    "$B" build -q -t 2 -o big_map.blf big.txt
+    "$B" query -t 2 big_map.blf big_mix.txt > big_map.out
+    expect_status "build, chunks read with pread" 0 \
+        env LD_PRELOAD="$SHIM" BL_SHIM_NO_MMAP=1 "$B" build -q -t 2 -o big_pread.blf big.txt
+    check "build with pread: the same filter" cmp -s big_map.blf big_pread.blf
+    expect_status "query, chunks read with pread" 0 \
+        env LD_PRELOAD="$SHIM" BL_SHIM_NO_MMAP=1 "$B" query -t 2 big_map.blf big_mix.txt
+    check "query with pread: the same lines" cmp -s out big_map.out
+    check "query with pread: every added key" test "$(grep -c '^k' out)" = "$(wc -l < big_pos.txt)"
+    # A read error two chunks in: the build stops, says which file, writes nothing.
+    expect_status "build, read error" 2 env LD_PRELOAD="$SHIM" BL_SHIM_NO_MMAP=1 \
+        BL_SHIM_EIO_PATH="$T/big.txt" BL_SHIM_EIO_AT=4500000 "$B" build -q -t 2 -o big_eio.blf big.txt
+    check "build, read error: named" grep -q "big.txt: read error: Input/output error" err
+    check "build, read error: no filter written" test ! -e big_eio.blf
+    # A query reports it and goes on with the other inputs, ending in error.
+    expect_status "query, read error" 2 env LD_PRELOAD="$SHIM" BL_SHIM_NO_MMAP=1 \
+        BL_SHIM_EIO_PATH="$T/big_mix.txt" "$B" query big_map.blf big_mix.txt big_pos.txt
+    check "query, read error: named" grep -q "big_mix.txt: read error: Input/output error" err
+    check "query, read error: the other input answered" cmp -s out big_pos.txt
+    rm -f big*.txt big*.blf big_map.out
+else
+    echo "# cli: reader fault checks skipped (no BLOOMLINE_CLI_READ_SHIM)"
+fi
+
 echo "cli: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
