@@ -676,6 +676,11 @@ static void test_invalid_parameters(void **state)
     assert_int_equal(bl_create(&f, &p), BL_E_TOO_LARGE);
     assert_int_equal(bl_create(NULL, &p), BL_E_INVALID);
     assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, 0, 7, 0, 0, NULL), BL_E_INVALID);
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, 512, 7, 0, 0x80, NULL), BL_E_INVALID);
+    assert_int_equal(bl_create_geometry(NULL, BL_LAYOUT_BLOCKED, 512, 7, 0, 0, NULL), BL_E_INVALID);
+    assert_int_equal(bl_clone(NULL, f), BL_E_INVALID);
+    assert_int_equal(bl_clear(NULL), BL_E_INVALID);
+    bl_params_init(NULL); /* does nothing */
     assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, 512, 0, 0, 0, NULL), BL_E_BAD_K);
     assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_CLASSIC, 64, 256, 0, 0, NULL), BL_E_BAD_K);
     assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, UINT64_MAX, 7, 0, 0, NULL), BL_E_TOO_LARGE);
