@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config binutils time
   libxxhash-dev libsimde-dev libcmocka-dev libhwloc-dev
   clang libclang-rt-14-dev             # libFuzzer target
+  valgrind                             # memcheck: reads of uninitialized memory
   gcc-aarch64-linux-gnu qemu-user      # the NEON kernel for real, under qemu
   libc6-dev:arm64 libcmocka-dev:arm64 libxxhash-dev:arm64
   default-jdk-headless libguava-java   # Guava interop test

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Runs every test: -Werror build + ctest (unit, per-kernel, CLI, interop, bench smoke), the same
 # built with clang and under ASan+UBSan (gcc and clang), the AVX-512 kernel over SIMDe (ASan +
-# UBSan), the threaded tests under TSan, the aarch64 build under qemu (NEON kernel), the ISA
-# check, the fuzzer, and the install check.
+# UBSan), the threaded tests under TSan, the parser and file tests under valgrind, the aarch64
+# build under qemu (NEON kernel), the ISA check, the fuzzer, and the install check.
 # Usage: bash scripts/test.sh   (from anywhere)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,6 +61,24 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOOMLINE_WERROR=ON
 cmake --build build-tsan -j"$jobs"
 ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
   -R '^(test_filter|test_counting|test_parts|test_sizing_threads|cli)$'
+
+# Reads of uninitialized memory, which neither ASan nor UBSan reports (cli_parse_double read an
+# unset pointer for -p ' 0.5' until valgrind showed it): the tests of the parsers, the file
+# format, the exports and the files run under memcheck, on the release build (valgrind hides
+# AVX-512, so the AVX2 kernel where there is one). Not the sizing model's tests: valgrind
+# computes long double at double precision, and their checks of the model fail there.
+step "valgrind memcheck: parsers, file format, exports, files"
+for t in test_cli_args test_cli_split test_cli_count test_smoke test_hash test_format \
+         test_compat test_persist; do
+  log=$root/build/valgrind-$t.log
+  if ! (cd tests && CMOCKA_MESSAGE_OUTPUT=stdout \
+        valgrind -q --error-exitcode=99 "$root/build/tests/$t" > "$log" 2>&1); then
+    cat "$log"
+    echo "valgrind memcheck: $t failed (log: $log)"
+    exit 1
+  fi
+  echo "$t: clean"
+done
 
 for s in check-isa test-aarch64 fuzz test-install; do
   if [ -f "scripts/$s.sh" ]; then
