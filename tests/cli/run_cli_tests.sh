@@ -992,6 +992,10 @@ expect_error "unknown format" "unknown format" "$B" export pq.blf --format avro 
 expect_error "export without --format" "--format" "$B" export pq.blf -o x.bin
 head -c 100 /dev/urandom > junk.bin
 expect_error "import junk as parquet" "junk.bin" "$B" import --format parquet junk.bin -o x.blf
+expect_error "import a directory" "$T: is a directory" "$B" import --format guava "$T" -o x.blf
+expect_error "import a missing file" "no-such.guava: cannot open: No such file or directory" \
+    "$B" import --format guava no-such.guava -o x.blf
+check "import of no file writes nothing" test ! -e x.blf
 expect_error "import junk as guava" "junk.bin" "$B" import --format guava junk.bin -o x.blf
 # Strategy 0 is a real Guava stream that bloomline does not read: said so, not kernel talk.
 printf '\000\007\000\000\000\001abcdefgh' > mitz32.guava
