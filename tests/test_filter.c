@@ -42,30 +42,41 @@ static void free_keys(keyset *k)
     free(k->u64);
 }
 
-/* One batched query of n keys of one kind (0 bytes, 1 uint64, 2 pre-hashed: classic answers
- * those in keys.c's own loop) against single queries, with and without a result array. Returns
- * the hits. */
+/* Key kinds of a keyset: 0 bytes, 1 uint64, 2 the uint64 values as pre-hashed ones (classic
+ * answers those in keys.c's own loop). */
+static size_t query_batch(const bl_filter *f, const keyset *ks, size_t n, int kind, uint8_t *res)
+{
+    if (kind == 0)
+        return bl_contains_batch(f, (const void *const *)ks->ptrs, ks->lens, n, res);
+    if (kind == 1)
+        return bl_contains_u64_batch(f, ks->u64, n, res);
+    return bl_contains_hash_batch(f, ks->u64, n, res);
+}
+
+static bool query_one(const bl_filter *f, const keyset *ks, size_t i, int kind)
+{
+    if (kind == 0)
+        return bl_contains(f, ks->ptrs[i], ks->lens[i]);
+    if (kind == 1)
+        return bl_contains_u64(f, ks->u64[i]);
+    return bl_contains_hash(f, ks->u64[i]);
+}
+
+/* One batched query of n keys of one kind against single queries, with and without a result
+ * array. Returns the hits. */
 static size_t batch_agrees_with_single(const bl_filter *f, const keyset *ks, size_t n, int kind,
                                        uint8_t *res)
 {
     memset(res, 0xee, n + 1);
-    const void *const *ptrs = (const void *const *)ks->ptrs;
-    const size_t hits = kind == 0   ? bl_contains_batch(f, ptrs, ks->lens, n, res)
-                        : kind == 1 ? bl_contains_u64_batch(f, ks->u64, n, res)
-                                    : bl_contains_hash_batch(f, ks->u64, n, res);
+    const size_t hits = query_batch(f, ks, n, kind, res);
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        const bool one = kind == 0   ? bl_contains(f, ks->ptrs[i], ks->lens[i])
-                         : kind == 1 ? bl_contains_u64(f, ks->u64[i])
-                                     : bl_contains_hash(f, ks->u64[i]);
+        const bool one = query_one(f, ks, i, kind);
         assert_int_equal(res[i], one);
         count += one;
     }
     assert_int_equal(hits, count);
-    const size_t again = kind == 0   ? bl_contains_batch(f, ptrs, ks->lens, n, NULL)
-                         : kind == 1 ? bl_contains_u64_batch(f, ks->u64, n, NULL)
-                                     : bl_contains_hash_batch(f, ks->u64, n, NULL);
-    assert_int_equal(again, count);
+    assert_int_equal(query_batch(f, ks, n, kind, NULL), count);
     return count;
 }
 

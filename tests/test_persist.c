@@ -259,14 +259,6 @@ static void test_corrupt_files(void **state)
     bl_free(f);
 }
 
-static uint64_t file_u64(const uint8_t *b, uint64_t off)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < 8; i++)
-        v |= (uint64_t)b[off + i] << (8 * i);
-    return v;
-}
-
 /* A chain's payloads start on pages, and the bytes between one payload's end and the next page
  * must be zero; no checksum covers them. bl_load reads them with pread, bl_verify on the
  * mapping: both refuse a set bit there at each end of the gap, and take the file back after. */
@@ -283,9 +275,10 @@ static void test_corrupt_chain_padding(void **state)
     size_t len = 0;
     uint8_t *bytes = ft_read_file(path, &len);
     assert_non_null(bytes);
-    const uint8_t *s0 = bytes + BL_FORMAT_HEADER_BYTES, *s1 = s0 + BL_FORMAT_STAGE_BYTES;
-    const uint64_t end0 = file_u64(s0, BL_FS_OFFSET) + file_u64(s0, BL_FS_SIZE);
-    const uint64_t start1 = file_u64(s1, BL_FS_OFFSET);
+    bl_format_stage s0, s1; /* the records as the loader decodes them */
+    bl_format_stage_at(bytes + BL_FORMAT_HEADER_BYTES, 0, &s0);
+    bl_format_stage_at(bytes + BL_FORMAT_HEADER_BYTES, 1, &s1);
+    const uint64_t end0 = s0.offset + s0.size, start1 = s1.offset;
     assert_true(end0 < start1 && start1 <= len);
     free(bytes);
     const uint64_t offs[] = {end0, start1 - 1};
