@@ -10,14 +10,9 @@ if(TARGET bloomline_cli)
     list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " _bl_cli_emulator)
     set_tests_properties(cli PROPERTIES ENVIRONMENT "BLOOMLINE_CLI_EMULATOR=${_bl_cli_emulator}")
   endif()
-  # The reader's pread path and read errors, through an LD_PRELOAD shim (read_fault_shim.c):
-  # not under the sanitizers, whose runtime must be the first library loaded (as for
-  # madvise_noop.cmake), nor in cross builds.
-  string(TOUPPER "${CMAKE_BUILD_TYPE}" _bl_cli_build_type)
-  string(FIND "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_bl_cli_build_type}}" "-fsanitize=" _bl_cli_san)
-  if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT CMAKE_CROSSCOMPILING
-     AND NOT BLOOMLINE_SANITIZE_ADDRESS AND NOT BLOOMLINE_SANITIZE_UNDEFINED
-     AND NOT BLOOMLINE_SANITIZE_THREAD AND _bl_cli_san EQUAL -1)
+  # The reader's pread path and read errors, through an LD_PRELOAD shim (read_fault_shim.c),
+  # where a shim can be preloaded (BLOOMLINE_TESTS_CAN_PRELOAD, tests/CMakeLists.txt).
+  if(BLOOMLINE_TESTS_CAN_PRELOAD)
     add_library(read_fault_shim MODULE ${CMAKE_CURRENT_SOURCE_DIR}/cli/read_fault_shim.c)
     target_link_libraries(read_fault_shim PRIVATE ${CMAKE_DL_LIBS})
     set_tests_properties(cli PROPERTIES
