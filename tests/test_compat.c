@@ -768,9 +768,7 @@ static bl_filter *stream_filter(size_t i, uint64_t *rng)
 /* A temporary directory for the files of a test, and a name in it. */
 static void stream_dir(char (*dir)[256], char (*path)[300], const char *name)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(*dir, sizeof *dir, "%s/bl_compat_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(*dir));
+    assert_true(tu_temp_dir(*dir, sizeof *dir, "bl_compat"));
     snprintf(*path, sizeof *path, "%s/%s", *dir, name);
 }
 

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -26,26 +25,16 @@ static void path_in(char *out, size_t cap, const char *name)
     snprintf(out, cap, "%s/%s", g_dir, name);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(g_dir, sizeof g_dir, "%s/bl_persist_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    return mkdtemp(g_dir) == NULL ? -1 : 0;
+    return tu_temp_dir(g_dir, sizeof g_dir, "bl_persist") ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return nftw(g_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return tu_remove_tree(g_dir);
 }
 
 /* Files in the test directory whose name contains `part`. */

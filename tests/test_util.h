@@ -5,6 +5,7 @@
 #define BL_TEST_UTIL_H
 
 #include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +188,30 @@ static inline size_t tu_key(uint64_t *state, uint8_t *buf, size_t maxlen)
         memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
     }
     return len;
+}
+
+/* A new directory for a test's files, <prefix>_XXXXXX under $TMPDIR (else /tmp), its path in dir;
+ * false if it could not be made. */
+static inline bool tu_temp_dir(char *dir, size_t cap, const char *prefix)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, cap, "%s/%s_XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    return mkdtemp(dir) != NULL;
+}
+
+static inline int tu_remove_entry(const char *path, const struct stat *st, int flag,
+                                  struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Remove dir and all it holds; 0 or -1. */
+static inline int tu_remove_tree(const char *dir)
+{
+    return nftw(dir, tu_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* fork() with a pipe from the child to this process: the child gets 0 and writes into *to_parent,
