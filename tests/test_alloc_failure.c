@@ -9,8 +9,6 @@
  * header's promise that only some calls allocate is checked too: the others make no allocation. */
 #include "test_util.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 
 /* ---- The wrapped allocator ------------------------------------------------------------------ */
@@ -269,60 +267,30 @@ static bl_filter *copies(const bl_filter *f, size_t n)
     return c;
 }
 
-/* The file at g_path, read whole into a buffer of the test's own (NULL: no such file). */
-static uint8_t *file_bytes(size_t *len)
-{
-    int fd = open(g_path, O_RDONLY);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    assert_int_equal(fstat(fd, &st), 0);
-    *len = (size_t)st.st_size;
-    uint8_t *buf = __real_malloc(*len ? *len : 1);
-    assert_non_null(buf);
-    assert_int_equal(read(fd, buf, *len), (ssize_t)*len);
-    close(fd);
-    return buf;
-}
-
-/* Files left in the test directory whose name ends in ".tmp" (bl_save's temporaries). */
-static size_t temporaries(void)
-{
-    DIR *d = opendir(g_dir);
-    assert_non_null(d);
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        const size_t len = strlen(e->d_name);
-        n += len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
-    }
-    closedir(d);
-    return n;
-}
+/* Room for the files saved here (the largest, the 6-stage chain, takes 62 KiB), in buffers of the
+ * test's own: nothing allocated while allocations are counted. */
+#define FILE_CAP ((size_t)1 << 20)
+static uint8_t g_old[FILE_CAP], g_now[FILE_CAP];
 
 /* Saved over g_path (bl_save, or bl_export_save with a format): on failure the old file is
  * untouched and no temporary is left. */
 static void save(const bl_filter *f, bl_foreign_format format)
 {
-    size_t old_len = 0;
-    uint8_t *old = file_bytes(&old_len);
+    size_t old_len = 0, len = 0;
+    const bool had = tu_read_file(g_path, g_old, FILE_CAP, &old_len);
     const unsigned long before = g.injected;
     bl_status st = format ? bl_export_save(f, format, g_path) : bl_save(f, g_path);
     if (st != BL_OK) {
         expect_nomem(st, before);
-        size_t len = 0;
-        uint8_t *now = file_bytes(&len);
-        assert_true((old == NULL) == (now == NULL));
-        if (old != NULL) {
+        assert_true(tu_read_file(g_path, g_now, FILE_CAP, &len) == had);
+        if (had) {
             assert_int_equal(len, old_len);
-            assert_memory_equal(now, old, len);
+            assert_memory_equal(g_now, g_old, len);
         }
-        __real_free(now);
-        assert_int_equal(temporaries(), 0);
+        assert_int_equal(tu_count_files(g_dir, ".tmp"), 0);
         st = format ? bl_export_save(f, format, g_path) : bl_save(f, g_path);
     }
     assert_int_equal(st, BL_OK);
-    __real_free(old);
 }
 
 /* Saved, then loaded and mapped back. */
@@ -341,14 +309,12 @@ static void through_file(const bl_filter *f, size_t n)
 static void through_export(const bl_filter *f, bl_foreign_format format, size_t n)
 {
     save(f, format);
-    size_t len;
-    uint8_t *buf = file_bytes(&len);
-    assert_non_null(buf);
-    const bytes b = {buf, len, format};
+    size_t len = 0;
+    assert_true(tu_read_file(g_path, g_now, FILE_CAP, &len));
+    const bytes b = {g_now, len, format};
     bl_filter *i = make(import_from, &b);
     all_present(i, n);
     bl_free(i);
-    __real_free(buf);
 }
 
 /* ---- The scenario --------------------------------------------------------------------------- */

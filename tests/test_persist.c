@@ -40,14 +40,7 @@ static int teardown(void **state)
 /* Files in the test directory whose name contains `part`. */
 static size_t count_files(const char *part)
 {
-    DIR *d = opendir(g_dir);
-    assert_non_null(d);
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += e->d_name[0] != '.' && strstr(e->d_name, part) != NULL;
-    closedir(d);
-    return n;
+    return tu_count_files(g_dir, part);
 }
 
 static void poke(const char *path, uint64_t off, uint8_t mask)

@@ -4,7 +4,9 @@
 #ifndef BL_TEST_UTIL_H
 #define BL_TEST_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
@@ -212,6 +214,41 @@ static inline int tu_remove_entry(const char *path, const struct stat *st, int f
 static inline int tu_remove_tree(const char *dir)
 {
     return nftw(dir, tu_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Entries of dir whose name contains `part`. */
+static inline size_t tu_count_files(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.' && strstr(e->d_name, part) != NULL;
+    closedir(d);
+    return n;
+}
+
+/* The whole file at path into buf (cap bytes at most, asserted), its size in *len; false if it
+ * does not exist. No allocation: the fault injection tests count the process's own. */
+static inline bool tu_read_file(const char *path, uint8_t *buf, size_t cap, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        assert_int_equal(errno, ENOENT);
+        return false;
+    }
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    assert_true((uint64_t)st.st_size <= cap);
+    *len = (size_t)st.st_size;
+    for (size_t got = 0; got < *len;) {
+        const ssize_t r = read(fd, buf + got, *len - got);
+        assert_true(r > 0);
+        got += (size_t)r;
+    }
+    close(fd);
+    return true;
 }
 
 /* fork() with a pipe from the child to this process: the child gets 0 and writes into *to_parent,
