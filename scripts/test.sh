@@ -64,15 +64,15 @@ ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
 
 # Reads of uninitialized memory, which neither ASan nor UBSan reports (cli_parse_double read an
 # unset pointer for -p ' 0.5' until valgrind showed it): the kernels (each against scalar), the
-# filters, the parsers, the file format, the exports, the files and every allocation failed in
-# turn run under memcheck, on the release build (valgrind hides AVX-512, so the AVX2 kernel where
-# there is one; ~3 min). Not the
+# filters, the parsers, the file format, the exports, the files, and every allocation and file
+# call failed in turn run under memcheck, on the release build (valgrind hides AVX-512, so the
+# AVX2 kernel where there is one; ~3 min). Not the
 # sizing model's tests: valgrind computes long double at double precision, and their checks of
 # the model fail there.
-step "valgrind memcheck: kernels, filters, parsers, file format, exports, files, failed allocations"
+step "valgrind memcheck: kernels, filters, parsers, file format, exports, files, injected failures"
 for t in test_kernels test_filter test_counting test_scalable test_pipeline test_parts \
          test_counts test_cli_args test_cli_split test_cli_count test_smoke test_hash \
-         test_format test_compat test_persist test_alloc_failure; do
+         test_format test_compat test_persist test_alloc_failure test_io_failure; do
   log=$root/build/valgrind-$t.log
   if ! (cd tests && CMOCKA_MESSAGE_OUTPUT=stdout \
         valgrind -q --error-exitcode=99 "$root/build/tests/$t" > "$log" 2>&1); then
