@@ -4,6 +4,9 @@
 # Guava) with clang (ASan + UBSan) and run each for half of a bounded time. Needs only Debian's
 # clang and libclang-rt-14-dev (or another clang's runtime).
 #   scripts/fuzz.sh [seconds]     (default 60; or BLOOMLINE_FUZZ_SECONDS)
+# They start from the hand-made seeds (tests/fuzz/corpus, corpus-import) and from what a longer
+# run found (tests/fuzz/found, found-import: inputs reaching paths that this run's minute does
+# not; the tests replay them too).
 # Exits non-zero if a fuzzer finds a crash; the input is saved as <build>/crash-* (bl_deserialize)
 # or <build>/import-crash-* (bl_import). Copy it into tests/fuzz/regressions/ (test_format replays
 # that directory) or tests/fuzz/regressions-import/ (test_compat) once it is fixed.
@@ -55,9 +58,10 @@ half=$((secs / 2))
 rest=$((secs - half))
 [ "$rest" -ge 1 ] || rest=1
 run fuzz_deserialize "$half" "$out/fuzz.log" "$out/" \
-    "$out/corpus" "$root/tests/fuzz/corpus" "$root/tests/fuzz/regressions"
+    "$out/corpus" "$root/tests/fuzz/corpus" "$root/tests/fuzz/found" "$root/tests/fuzz/regressions"
 run fuzz_import "$rest" "$out/fuzz_import.log" "$out/import-" \
-    "$out/corpus-import" "$root/tests/fuzz/corpus-import" "$root/tests/fuzz/regressions-import"
+    "$out/corpus-import" "$root/tests/fuzz/corpus-import" "$root/tests/fuzz/found-import" \
+    "$root/tests/fuzz/regressions-import"
 if [ "$status" -ne 0 ]; then
     echo "fuzz.sh: FAILED" >&2
     exit 1

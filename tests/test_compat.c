@@ -938,7 +938,9 @@ static void test_fuzz_import_corpus_and_regressions(void **state)
     (void)state;
     size_t n = ft_replay_dir("fuzz/corpus-import", replay_import_seed);
     assert_true(n >= 4);
-    n += ft_replay_dir("fuzz/regressions-import", replay_import);
+    const size_t found = ft_replay_dir("fuzz/found-import", replay_import);
+    assert_true(found >= 36);
+    n += found + ft_replay_dir("fuzz/regressions-import", replay_import);
     printf("# replayed %zu import fuzz inputs\n", n);
 }
 

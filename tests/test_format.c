@@ -630,7 +630,9 @@ static void test_fuzz_corpus_and_regressions(void **state)
     (void)state;
     size_t n = ft_replay_dir("fuzz/corpus", replay_one);
     assert_true(n >= 5);
-    n += ft_replay_dir("fuzz/regressions", replay_one);
+    const size_t found = ft_replay_dir("fuzz/found", replay_one);
+    assert_true(found >= 58);
+    n += found + ft_replay_dir("fuzz/regressions", replay_one);
     printf("# replayed %zu fuzz inputs\n", n);
 }
 
