@@ -66,9 +66,8 @@ ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
 # unset pointer for -p ' 0.5' until valgrind showed it): the kernels (each against scalar), the
 # filters, the parsers, the file format, the exports, the files, and every allocation and file
 # call failed in turn run under memcheck, on the release build (valgrind hides AVX-512, so the
-# AVX2 kernel where there is one; ~3 min). Not the
-# sizing model's tests: valgrind computes long double at double precision, and their checks of
-# the model fail there.
+# AVX2 kernel where there is one; ~3 min). Not the sizing model's tests: valgrind computes long
+# double at double precision, and their checks of the model fail there.
 step "valgrind memcheck: kernels, filters, parsers, file format, exports, files, injected failures"
 for t in test_kernels test_filter test_counting test_scalable test_pipeline test_parts \
          test_counts test_cli_args test_cli_split test_cli_count test_smoke test_hash \

@@ -192,6 +192,7 @@ static inline bl_status ft_golden_build(const ft_golden *g, bl_filter **out)
 
 /* ---- Assertions (cmocka tests only) ------------------------------------------------------------ */
 #ifdef assert_int_equal
+#include "test_util.h"
 
 /* A filter of `layout` holding keys [0, n) of `stream`, sized for n at 1%. Chains come from
  * bl_create, or assembled by hand (3 tiny stages, for n up to ~1000) with manual_chain. */
@@ -221,21 +222,16 @@ static inline bl_filter *ft_make_filled(bl_layout layout, uint64_t stream, uint6
     return f;
 }
 
-/* A whole file, or NULL if it cannot be opened. */
+/* A whole file in a buffer of its size (tu_read_file), or NULL if there is none. */
 static inline uint8_t *ft_read_file(const char *path, size_t *len)
 {
     *len = 0;
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
+    struct stat st;
+    if (stat(path, &st) != 0)
         return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    uint8_t *buf = malloc(st.st_size > 0 ? (size_t)st.st_size : 1);
     assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-    fclose(fp);
-    *len = (size_t)n;
+    assert_true(tu_read_file(path, buf, (size_t)st.st_size, len));
     return buf;
 }
 

@@ -278,7 +278,7 @@ static void save(const bl_filter *f, bl_foreign_format format)
     size_t old_len = 0, len = 0;
     const bool had = tu_read_file(g_path, g_old, FILE_CAP, &old_len);
     const unsigned long before = g.injected;
-    bl_status st = format ? bl_export_save(f, format, g_path) : bl_save(f, g_path);
+    bl_status st = tu_save(f, format, g_path);
     if (st != BL_OK) {
         expect_nomem(st, before);
         assert_true(tu_read_file(g_path, g_now, FILE_CAP, &len) == had);
@@ -287,7 +287,7 @@ static void save(const bl_filter *f, bl_foreign_format format)
             assert_memory_equal(g_now, g_old, len);
         }
         assert_int_equal(tu_count_files(g_dir, ".tmp"), 0);
-        st = format ? bl_export_save(f, format, g_path) : bl_save(f, g_path);
+        st = tu_save(f, format, g_path);
     }
     assert_int_equal(st, BL_OK);
 }

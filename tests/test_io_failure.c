@@ -248,7 +248,7 @@ static void saved(const bl_filter *f, bl_foreign_format format)
     size_t old_len = 0;
     const bool had = tu_read_file(g_path, g_old, FILE_CAP, &old_len);
     call_start();
-    const bl_status st = format ? bl_export_save(f, format, g_path) : bl_save(f, g_path);
+    const bl_status st = tu_save(f, format, g_path);
     if (call_end(st)) {
         if (g.renamed) {
             file_is(g_path, g_want, want);
@@ -260,7 +260,7 @@ static void saved(const bl_filter *f, bl_foreign_format format)
         }
         assert_int_equal(tu_count_files(g_dir, ".tmp"), 0);
         call_start();
-        assert_false(call_end(format ? bl_export_save(f, format, g_path) : bl_save(f, g_path)));
+        assert_false(call_end(tu_save(f, format, g_path)));
     }
     file_is(g_path, g_want, want);
 }

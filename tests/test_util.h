@@ -251,6 +251,12 @@ static inline bool tu_read_file(const char *path, uint8_t *buf, size_t cap, size
     return true;
 }
 
+/* f saved at path: bl_export_save in a foreign format, bl_save in the native one (format 0). */
+static inline bl_status tu_save(const bl_filter *f, bl_foreign_format format, const char *path)
+{
+    return format ? bl_export_save(f, format, path) : bl_save(f, path);
+}
+
 /* fork() with a pipe from the child to this process: the child gets 0 and writes into *to_parent,
  * this process its pid and reads from *from_child (each end closed where it is not used). */
 static inline pid_t tu_fork_piped(int *from_child, int *to_parent)
