@@ -1251,13 +1251,16 @@ if [ -n "${BLOOMLINE_CLI_READ_SHIM:-}" ] && [ -z "$EMULATOR" ]; then
     SHIM=$BLOOMLINE_CLI_READ_SHIM
     awk -v seed="$SEED" 'BEGIN {
         long = sprintf("%10000s", ""); gsub(/ /, "L", long)
-        for (i = 0; i < 300000; i++) {
+        # Up to 7 MiB by size, not by a count of lines: their length depends on the seed.
+        for (i = 0; bytes < 7 * 1048576; i++) {
             line = sprintf("k%d-%d/%x", i, seed, (i * 2654435761) % 4294967296)
             if (bytes > (crossed + 1) * 2097152 - 5000 && crossed < 2) { line = line long; crossed++ }
             printf "%s\n", line
             bytes += length(line) + 1
         }
-        printf "last-%d", seed
+        # It starts with k like the others: the checks below tell added keys (k) from the
+        # absent ones (n) by their first letter, and how many lines there are varies.
+        printf "klast-%d", seed
     }' > big.txt
     check "reader input spans the chunks" test "$(wc -c < big.txt)" -gt $((3 * 2097152))
     awk 'NR % 3 == 0' big.txt > big_pos.txt
