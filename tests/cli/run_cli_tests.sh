@@ -1163,10 +1163,10 @@ fi
 # An output that fails (a closed pipe with SIGPIPE ignored, as under systemd) while another worker
 # waits on a quiet stream (tail -f): the run ends at once, as grep does, not when input comes.
 mkfifo slow.fifo epipe.fifo
-{ head -1 pos.txt; exec sleep 10; } > slow.fifo &
+{ head -1 pos.txt; exec sleep 60; } > slow.fifo & # "at once": well before timeout's 20 s
 slow_pid=$!
 exec 4<> epipe.fifo 5> epipe.fifo 4<&- # fd 5 writes into a FIFO with no reader left
-(trap '' PIPE; exec timeout 5 "$B" query -t 2 f.blf slow.fifo >&5 2> err); st=$?
+(trap '' PIPE; exec timeout 20 "$B" query -t 2 f.blf slow.fifo >&5 2> err); st=$?
 exec 5>&-
 kill -KILL "$slow_pid" 2> /dev/null; wait "$slow_pid" 2> /dev/null # KILL: see open_writer
 check "EPIPE while a worker waits on a stream: status 2 at once (got $st)" test "$st" -eq 2
@@ -1206,7 +1206,12 @@ expect_error "query output past ulimit -f" "write error: File too large" \
 "$B" build -o p.blf big.txt 2> perr
 check "no progress when stderr is not a terminal" test ! -s perr
 if script -qec true /dev/null > /dev/null 2>&1; then
-    script -qec "{ printf 'a\n'; sleep 2.5; printf 'b\n'; } | '$B' build -o p.blf" /dev/null > tty.txt 2>&1
+    # The line shows once the build has run 1 s and input arrives. A line every 0.25 s until it
+    # shows (20 s at most): a fixed pause failed under qemu-aarch64 on a busy machine, where the
+    # build started so late that the second line came within its first second.
+    script -qec "i=0; while [ \$i -lt 80 ] && ! grep -q lines/s tty.txt; do
+                     printf 'l%d\n' \$i; sleep 0.25; i=\$((i + 1)); done | '$B' build -o p.blf" \
+        /dev/null > tty.txt 2>&1
     check "progress line on a terminal" grep -q "lines/s" tty.txt
     script -qec "{ printf 'a\n'; sleep 2.5; printf 'b\n'; } | '$B' build -q -o p.blf" /dev/null > tty.txt 2>&1
     check "-q silences progress" test -z "$(grep 'lines/s' tty.txt)"
