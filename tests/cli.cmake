@@ -3,7 +3,7 @@
 if(TARGET bloomline_cli)
   add_test(NAME cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_cli_tests.sh
     $<TARGET_FILE:bloomline_cli>)
-  set_tests_properties(cli PROPERTIES TIMEOUT 600 PASS_REGULAR_EXPRESSION "cli: [0-9]+ passed, 0 failed")
+  set_tests_properties(cli PROPERTIES PASS_REGULAR_EXPRESSION "cli: [0-9]+ passed, 0 failed")
   # Cross builds (cmake/aarch64-linux-gnu.cmake): the script runs the binary under the emulator
   # (about 6x slower under qemu-aarch64: 85 s against 15 s natively).
   if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)

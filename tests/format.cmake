@@ -7,9 +7,3 @@ target_link_libraries(format_golden_gen PRIVATE bloomline_internal m Threads::Th
 # The search behind the blocked layout's word sets (a tool, not a test: a few seconds).
 add_executable(word_sets_search word_sets_search.c)
 target_link_libraries(word_sets_search PRIVATE bloomline_internal m Threads::Threads)
-
-# Under an emulator (qemu-aarch64 in cross builds) test_persist skips its fork-based tests.
-if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR AND TEST test_persist)
-  set_tests_properties(test_persist PROPERTIES
-    ENVIRONMENT "CMOCKA_MESSAGE_OUTPUT=stdout;BLOOMLINE_TEST_EMULATED=1")
-endif()

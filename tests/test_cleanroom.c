@@ -11,7 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static char dir[] = "/tmp/bl_cleanroom_XXXXXX";
+static char dir[512];
 static char path[sizeof dir + 16];
 static uint64_t run_seed;
 
@@ -987,7 +987,7 @@ static void test_random_edits(void **state)
 int main(void)
 {
     run_seed = tu_seed("cleanroom");
-    if (mkdtemp(dir) == NULL)
+    if (!tu_temp_dir(dir, sizeof dir, "bl_cleanroom"))
         return 1;
     snprintf(path, sizeof path, "%s/f.blf", dir);
     const struct CMUnitTest tests[] = {
