@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "../src/internal.h"
 #include "test_util.h"

@@ -14,8 +14,9 @@ trap 'rm -rf "$T"' EXIT
 PASS=0
 FAIL=0
 # expect STATUS PATTERN COMMAND...: the command (given 60 s at most: a bad argument taken for a
-# good one may start a long run; a good --quick run takes 4-9 s, more on a busy machine) exits with STATUS and its stderr, or stdout when STATUS is 0,
-# matches the extended regular expression PATTERN.
+# good one may start a long run; a good --quick run takes 4-9 s, more on a busy machine) exits
+# with STATUS and its stderr, or stdout when STATUS is 0, matches the extended regular expression
+# PATTERN.
 expect() {
     local want=$1 pat=$2 got stream=$T/err
     shift 2
