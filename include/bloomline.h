@@ -421,7 +421,9 @@ BL_API unsigned bl_format_version(void);
  * leaves the target as it was and the temporary (its name plus ".<pid>.<n>.tmp") beside it; the
  * bloomline command holds SIGINT, SIGTERM, SIGHUP and SIGQUIT until the save is done. Past a
  * file size limit (RLIMIT_FSIZE) the kernel sends SIGXFSZ, which kills by default: a process
- * that ignores it (as the command does) gets BL_E_IO with errno EFBIG, the temporary removed. */
+ * that ignores it (as the command does) gets BL_E_IO with errno EFBIG, the temporary removed.
+ * Every failure leaves the old file (or none) but the last step's: BL_E_IO from the directory's
+ * fsync comes after the rename, with the new file in place and a crash able to undo it. */
 BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 /* Write the file format (bl_serialize's bytes) to fd from its current position, in order, with
  * no copy of the filter: for pipes, sockets and standard output. Not atomic: a failed write

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Replacing a file atomically, for bl_save and bl_export_save: the new bytes go to a temporary
  * beside the target, synced, then renamed over it, so a reader sees the old file or the new one,
- * never a torn one, and a failed save leaves the old file as it was. */
+ * never a torn one, and a failed save leaves the old file as it was (but for a failure of the
+ * last step, the directory's fsync: the new file is then in place, maybe not durably). */
 #include "internal.h"
 
 #include <errno.h>
@@ -68,10 +69,10 @@ static bool replaceable(const char *path, mode_t *mode)
     return false;
 }
 
-/* fsync the directory holding path, so that the rename itself is durable. Its name goes into
- * dir (at least strlen(path) + 2 bytes), a buffer allocated before the rename: nothing may fail
- * for want of memory once the target is replaced. */
-static bool sync_dir(const char *path, char *dir)
+/* Open the directory holding path, whose name goes into dir (at least strlen(path) + 2 bytes):
+ * before the rename, so that a failure to open it (EMFILE, EACCES) leaves the old file, and once
+ * the target is replaced only the fsync that makes the rename durable can fail. */
+static int open_dir(const char *path, char *dir)
 {
     const char *slash = strrchr(path, '/');
     const size_t len = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
@@ -81,14 +82,7 @@ static bool sync_dir(const char *path, char *dir)
         memcpy(dir, path, len);
         dir[len] = '\0';
     }
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    bool ok = fsync(fd) == 0;
-    int e = errno;
-    close(fd);
-    errno = e;
-    return ok;
+    return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* How much of the target's name a temporary keeps when the whole name plus the suffix is too
@@ -133,7 +127,7 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
     if (!replaceable(path, &mode))
         return BL_E_IO;
     const size_t tmp_cap = strlen(path) + 64;
-    char *tmp = malloc(tmp_cap);
+    char *tmp = malloc(tmp_cap + strlen(path) + 2); /* and the directory's name after it */
     if (tmp == NULL)
         return BL_E_NOMEM;
     int fd = create_temporary(path, tmp, tmp_cap);
@@ -151,16 +145,23 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
         st = BL_E_IO;
         e = errno;
     }
+    const int dir_fd = st == BL_OK ? open_dir(path, tmp + tmp_cap) : -1;
+    if (st == BL_OK && dir_fd < 0) {
+        st = BL_E_IO;
+        e = errno;
+    }
     if (st == BL_OK && rename(tmp, path) != 0) {
         st = BL_E_IO;
         e = errno;
     }
     if (st != BL_OK) {
         (void)unlink(tmp); /* the old file, if any, is untouched */
-    } else if (!sync_dir(path, tmp)) {
+    } else if (fsync(dir_fd) != 0) { /* the new file is in place, its rename maybe not durable */
         st = BL_E_IO;
         e = errno;
     }
+    if (dir_fd >= 0)
+        close(dir_fd);
     free(tmp);
     errno = e;
     return st;

@@ -59,7 +59,11 @@ int cli_open_filter(const char *path, bool mutable_copy, bool verify, bl_filter 
                     bl_info *info);
 /* Verify a mapped filter's payload: 0, or -1 with a message and *f freed (set to NULL). */
 int cli_verify_filter(const char *path, bl_filter **f);
+/* Write f to path: into a stream as it stands (cli_write_stream), else replacing the file
+ * atomically with termination signals held; in the file format, or exported in format. 0, or -1
+ * after a message. */
 int cli_save_filter(const bl_filter *f, const char *path);
+int cli_save_export(const bl_filter *f, const char *path, bl_foreign_format format);
 /* SIGINT, SIGTERM, SIGHUP and SIGQUIT wait while a file is replaced (bl_save, bl_export_save):
  * ended between creating the temporary and renaming it, the process left the temporary, up to
  * the filter's size, beside the target. Released, a held signal ends the process as usual, the

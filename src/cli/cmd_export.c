@@ -2,7 +2,6 @@
 /* bloomline export: a filter as the bytes Parquet or Guava read. */
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,19 +90,7 @@ int cli_cmd_export(int argc, char **argv)
     if (cli_verify_filter(path, &f) != 0)
         return CLI_EXIT_ERROR;
     /* Standard output, a device or a FIFO is written into; a file is replaced atomically. */
-    int rc;
-    if (cli_is_stream(out)) {
-        rc = cli_write_stream(out, f, &fmt);
-    } else {
-        sigset_t saved;
-        cli_hold_termination(&saved);
-        errno = 0;
-        st = bl_export_save(f, fmt, out);
-        cli_release_termination(&saved);
-        rc = st == BL_OK ? 0 : -1;
-        if (st != BL_OK)
-            cli_status_error(out, "cannot write", st);
-    }
+    const int rc = cli_save_export(f, out, fmt);
     bl_free(f);
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_ERROR;
 }
