@@ -139,4 +139,35 @@ END {
   if (blsec > 0 && blrss > 0 && gawksec > 0)
     printf "Against gawk: %.2f s, peak %.0f MiB: **%.1fx faster, %.1fx less memory**.\n", gawksec, gawkrss / 1024, gawksec / blsec, gawkrss / blrss
 }' "$csv" > "$md"
+
+# Start-up: what one small run costs, paid by every call of a script that runs bloomline per
+# file. 1000 keys, 1000 query lines (half present); ms per run, median of 5 batches of 100 runs.
+small_keys="$work/small-keys.txt"
+small_queries="$work/small-queries.txt"
+small_filter="$work/small.bl"
+head -n 1000 "$keys" > "$small_keys"
+head -n 1000 "$queries" > "$small_queries"
+"$bl" build -q -o "$small_filter" "$small_keys"
+per_run_ms() { # per_run_ms CMD...
+    local batch i start end
+    for batch in 1 2 3 4 5; do
+        start=$(date +%s%N)
+        for i in $(seq 100); do "$@" > /dev/null || true; done
+        end=$(date +%s%N)
+        awk -v ns=$((end - start)) 'BEGIN { printf "%.2f\n", ns / 100 / 1e6 }'
+    done | sort -n | sed -n 3p
+}
+{
+    printf '\nStart-up: one run on 1000 query lines, ms per process (median of 5 batches of'
+    printf ' 100).\n\n'
+    echo "| command | ms per run |"
+    echo "|---|---:|"
+    printf '| bloomline query (default -t: one worker for inputs of 2 MiB or less) | %s |\n' \
+        "$(per_run_ms "$bl" query -q "$small_filter" "$small_queries")"
+    printf '| bloomline query -t %s (a worker per core: hwloc finds the cores) | %s |\n' \
+        "$threads" "$(per_run_ms "$bl" query -q -t "$threads" "$small_filter" "$small_queries")"
+    printf '| grep -F -x -f (1000 patterns) | %s |\n' \
+        "$(per_run_ms grep -F -x -f "$small_keys" "$small_queries")"
+    printf '| /bin/true (starting a process) | %s |\n' "$(per_run_ms /bin/true)"
+} >> "$md"
 cat "$md"

@@ -260,7 +260,5 @@ int cli_common_finish(cli_common *cm)
                         "delimiter (with -z, records end at NUL bytes instead)");
         return -1;
     }
-    if (cm->threads == 0)
-        cm->threads = cli_default_threads();
     return 0;
 }

@@ -98,7 +98,7 @@ int cli_output_is_an_input(const char *out, char *const *inputs, size_t ninputs,
 
 /* Options shared by build, add, remove and query: -t, -f, -d, -q, -z. */
 typedef struct cli_common {
-    unsigned threads; /* 0: the default (physical cores) */
+    unsigned threads; /* 0: the default, cli_threads_for's once the inputs are known */
     cli_field field;
     bool delim_set;
     bool quiet;
@@ -216,6 +216,8 @@ const char *cli_input_name(const char *path);
 char *const *cli_inputs(int argc, char **argv, int first, size_t *n);
 /* Sum of the sizes of the regular inputs (for the progress ETA); 0 if any is not regular. */
 uint64_t cli_inputs_size(char *const *paths, size_t npaths);
+/* Whether the inputs are regular files of one chunk (CLI_CHUNK_BYTES) in all, or less. */
+bool cli_inputs_fit_one_chunk(char *const *paths, size_t npaths);
 
 /* The lines of a chunk and their keys. */
 typedef struct cli_lines {
@@ -236,7 +238,10 @@ void cli_lines_reserve(cli_lines *l, size_t n);
 
 /* ---- workers.c: threads over chunks, pinned, in-order commits -------------------------------- */
 
-unsigned cli_default_threads(void);
+/* The number of workers for these inputs: asked (-t) if not 0; else one where the inputs fit
+ * one chunk (cli_inputs_fit_one_chunk), as more would have nothing to do and finding the cores
+ * (hwloc) took ~2 of a small query's 3.6 ms (bench/cli.sh); else one per physical core. */
+unsigned cli_threads_for(unsigned asked, char *const *inputs, size_t ninputs);
 
 typedef struct cli_job {
     cli_reader *reader;

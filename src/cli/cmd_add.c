@@ -187,6 +187,7 @@ static int add_or_remove(int argc, char **argv, bool remove)
     const char *path = argv[optind++];
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
+    cm.threads = cli_threads_for(cm.threads, inputs, ninputs);
     if (filter_is_an_input(path, remove, inputs, ninputs))
         return CLI_EXIT_ERROR;
 

@@ -203,6 +203,7 @@ int cli_cmd_build(int argc, char **argv)
         return pr > 0 ? cli_print_help("build") : CLI_EXIT_ERROR;
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
+    o.cm.threads = cli_threads_for(o.cm.threads, inputs, ninputs);
     /* build -o keys.txt keys.txt replaced the key list with the filter, status 0 */
     if (cli_output_is_an_input(o.out, inputs, ninputs, false, "the filter") != 0)
         return CLI_EXIT_ERROR;

@@ -142,6 +142,7 @@ int cli_cmd_query(int argc, char **argv)
     const char *path = argv[optind++];
     size_t ninputs;
     char *const *inputs = cli_inputs(argc, argv, optind, &ninputs);
+    cm.threads = cli_threads_for(cm.threads, inputs, ninputs);
     /* Standard output redirected into the filter or an input (>>) appended to it, as grep and
      * cat refuse to: lines after a filter's end make it unreadable, and an input gained its own
      * selected lines. Counts (-c) are printed once the inputs are read. */

@@ -489,17 +489,30 @@ int cli_chunk_check(cli_reader *r, cli_chunk *c)
     return -1;
 }
 
-uint64_t cli_inputs_size(char *const *paths, size_t npaths)
+/* Whether every input is a regular file, and the sum of their sizes in *total. */
+static bool regular_inputs_size(char *const *paths, size_t npaths, uint64_t *total)
 {
-    uint64_t total = 0;
+    *total = 0;
     for (size_t f = 0; f < npaths; f++) {
         struct stat st;
         const int rc = strcmp(paths[f], "-") == 0 ? fstat(STDIN_FILENO, &st) : stat(paths[f], &st);
         if (rc != 0 || !S_ISREG(st.st_mode))
-            return 0;
-        total += (uint64_t)st.st_size;
+            return false;
+        *total += (uint64_t)st.st_size;
     }
-    return total;
+    return true;
+}
+
+uint64_t cli_inputs_size(char *const *paths, size_t npaths)
+{
+    uint64_t total;
+    return regular_inputs_size(paths, npaths, &total) ? total : 0;
+}
+
+bool cli_inputs_fit_one_chunk(char *const *paths, size_t npaths)
+{
+    uint64_t total;
+    return regular_inputs_size(paths, npaths, &total) && total <= CLI_CHUNK_BYTES;
 }
 
 /* ---- Lines and keys -------------------------------------------------------------------------- */

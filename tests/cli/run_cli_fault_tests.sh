@@ -11,13 +11,14 @@
 # beside it. A failed fsync or rename has nothing to stand in for it: a run that still ends
 # with the fault-free status must have warned of it.
 # Calls made by the bloomline program itself are all failed in turn; those of other libraries
-# (hwloc's topology discovery: hundreds of sysfs reads and allocations per run, the same in every
-# command) are sampled: FOREIGN_SAMPLES of each class per command, evenly spread, first and last
-# included; but not their allocations, which hwloc does not check (2.9 dereferences a failed
-# malloc in hwloc_topology_load: SIGSEGV). BLOOMLINE_FAULT_EXHAUSTIVE=1 fails every call. The C
+# are sampled: FOREIGN_SAMPLES of each class per command, evenly spread, first and last included;
+# but not their allocations, which hwloc does not check (2.9 dereferences a failed malloc in
+# hwloc_topology_load: SIGSEGV). With one worker (-t 1, as here) no command loads hwloc, whose
+# topology discovery made hundreds of sysfs reads and allocations per run; the sampling is for
+# what a future command might load. BLOOMLINE_FAULT_EXHAUSTIVE=1 fails every call. The C
 # library's own calls count for the object whose call came last before them (the stdio buffer
 # printf allocates is bloomline's; the allocations of opendir inside hwloc are hwloc's).
-# BLOOMLINE_FAULT_JOBS cases run at once (default 2). About 500 cases, 15 s on two cores.
+# BLOOMLINE_FAULT_JOBS cases run at once (default 2). About 360 cases, 10 s on two cores.
 set -u
 
 USAGE="usage: run_cli_fault_tests.sh path/to/bloomline path/to/fault_shim.so"
@@ -158,6 +159,24 @@ for i in "${!COMMANDS[@]}"; do
     echo "# cli_faults: $name calls: $(sed -n 's/^calls //p' "$REF/$i.report1" | paste -sd ' ')"
     REF_OK[i]=1
 done
+
+# The shim's trace also tells who made each call. With -t left to its default, inputs of one
+# chunk (2 MiB) or less get one worker and no core count: hwloc's load took ~2 of a small
+# query's 3.6 ms. With -t 2 the workers are pinned, so hwloc's calls must show up (or the check
+# could not tell).
+for threads in default 2; do
+    (cd "$FIX" && env LD_PRELOAD="$SHIM" BL_FAULT_TRACE="$REF/startup.$threads" "$B" query \
+        $([ "$threads" = default ] || echo "-t $threads") base.blf probe.txt > /dev/null)
+done
+if grep -q ' libhwloc' "$REF/startup.default"; then
+    echo "FAIL: query of a small file with the default -t loaded hwloc (one worker needs no cores)"
+    FAIL=$((FAIL + 1))
+elif ! grep -q ' libhwloc' "$REF/startup.2"; then
+    echo "FAIL: query -t 2 made no hwloc call: the start-up check cannot see hwloc's"
+    FAIL=$((FAIL + 1))
+else
+    PASS=$((PASS + 1))
+fi
 
 # The calls of each class to fail, from the trace: "CLASS N" lines.
 select_calls() { # select_calls TRACE
