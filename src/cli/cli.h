@@ -30,7 +30,9 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_status_error(const char *file, const char *what, bl_status st);
 /* Flush standard output: CLI_EXIT_OK, or CLI_EXIT_ERROR with "write error" reported. */
 int cli_flush_stdout(void);
+/* Allocations that cannot fail: out of memory, the command says so and exits with status 2. */
 void *cli_malloc(size_t n);
+void *cli_calloc(size_t count, size_t n);
 void *cli_realloc(void *p, size_t n);
 /* Asked once the first CLI_READ_PROBE bytes of an input are in, if it is that long: the most
  * bytes the input may hold given them (a header may say), or 0 when they already show it is bad

@@ -164,12 +164,7 @@ int cli_cmd_query(int argc, char **argv)
         x.per_input = cli_malloc(ninputs * sizeof *x.per_input);
         memset(x.per_input, 0, ninputs * sizeof *x.per_input);
     }
-    x.w = calloc(cm.threads, sizeof *x.w);
-    if (x.w == NULL) {
-        bl_free(f);
-        cli_error("out of memory");
-        return CLI_EXIT_ERROR;
-    }
+    x.w = cli_calloc(cm.threads, sizeof *x.w);
     cli_progress prog;
     /* Lines printed on the terminal the progress line is on would share its row: there they
      * show the progress themselves. */

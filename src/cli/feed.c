@@ -88,11 +88,7 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
     x.o = o;
     x.by_bytes = o->layout == BL_LAYOUT_CLASSIC || o->absent != NULL;
     x.in_order = o->layout == BL_LAYOUT_SCALABLE || o->absent != NULL;
-    x.lines = calloc(o->threads, sizeof *x.lines);
-    if (x.lines == NULL) { /* build, add and remove ended with status 2 and nothing said */
-        cli_error("out of memory");
-        return -1;
-    }
+    x.lines = cli_calloc(o->threads, sizeof *x.lines);
     pthread_mutex_init(&x.lock, NULL);
     cli_progress prog;
     cli_progress_init(&prog, o->quiet, cli_inputs_size(o->inputs, o->ninputs));

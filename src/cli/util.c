@@ -82,6 +82,14 @@ void *cli_malloc(size_t n)
     return p;
 }
 
+void *cli_calloc(size_t count, size_t n)
+{
+    void *p = calloc(count ? count : 1, n ? n : 1);
+    if (p == NULL) /* calloc refuses a product that overflows: reported as SIZE_MAX */
+        out_of_memory(n != 0 && count > SIZE_MAX / n ? SIZE_MAX : count * n);
+    return p;
+}
+
 void *cli_realloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
