@@ -72,7 +72,10 @@ typedef enum bl_status {
     BL_E_PAYLOAD_CHECKSUM = 15,/* payload checksum mismatch */
     BL_E_FORMAT = 16,          /* malformed foreign format (Parquet thrift header, Guava stream) */
     BL_E_NOT_PRESENT = 17,     /* counting filter: removing a key that was provably never added */
-    BL_E_BUFFER_TOO_SMALL = 18 /* the caller's output buffer is too small */
+    BL_E_BUFFER_TOO_SMALL = 18,/* the caller's output buffer is too small */
+    BL_E_NOT_DURABLE = 19      /* bl_save, bl_export_save: the new file replaced the old one but
+                                * the directory's fsync failed (errno tells why): it is in place
+                                * and readable, and a crash may yet undo the replacement */
 } bl_status;
 
 /* A static, human-readable description of a status code. */
@@ -422,8 +425,10 @@ BL_API unsigned bl_format_version(void);
  * bloomline command holds SIGINT, SIGTERM, SIGHUP and SIGQUIT until the save is done. Past a
  * file size limit (RLIMIT_FSIZE) the kernel sends SIGXFSZ, which kills by default: a process
  * that ignores it (as the command does) gets BL_E_IO with errno EFBIG, the temporary removed.
- * Every failure leaves the old file (or none) but the last step's: BL_E_IO from the directory's
- * fsync comes after the rename, with the new file in place and a crash able to undo it. */
+ * Every failure (BL_E_IO, BL_E_NOMEM, ...) leaves the old file (or none). The one exception is
+ * the last step's, with its own status: BL_E_NOT_DURABLE says the rename is done and only the
+ * directory's fsync failed, so the new file is in place but a crash may undo it. Its directory
+ * is opened before the rename, so only that fsync can fail after it. */
 BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 /* Write the file format (bl_serialize's bytes) to fd from its current position, in order, with
  * no copy of the filter: for pipes, sockets and standard output. Not atomic: a failed write
@@ -461,8 +466,8 @@ typedef enum bl_foreign_format {
 BL_API bl_status bl_export_size(const bl_filter *filter, bl_foreign_format format, size_t *size);
 BL_API bl_status bl_export(const bl_filter *filter, bl_foreign_format format, void *buf,
                            size_t cap, size_t *written);
-/* Export into a file, replaced atomically as bl_save replaces one; like bl_export_fd, it writes
- * from the filter without a copy of it. */
+/* Export into a file, replaced atomically as bl_save replaces one (with the same statuses,
+ * BL_E_NOT_DURABLE included); like bl_export_fd, it writes from the filter without a copy of it. */
 BL_API bl_status bl_export_save(const bl_filter *filter, bl_foreign_format format,
                                 const char *path);
 /* Write bl_export's bytes to fd from its current position, in order, with no copy of the

@@ -2,7 +2,8 @@
 /* Replacing a file atomically, for bl_save and bl_export_save: the new bytes go to a temporary
  * beside the target, synced, then renamed over it, so a reader sees the old file or the new one,
  * never a torn one, and a failed save leaves the old file as it was (but for a failure of the
- * last step, the directory's fsync: the new file is then in place, maybe not durably). */
+ * last step, the directory's fsync, BL_E_NOT_DURABLE: the new file is then in place, maybe not
+ * durably). */
 #include "internal.h"
 
 #include <errno.h>
@@ -156,8 +157,11 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
     }
     if (st != BL_OK) {
         (void)unlink(tmp); /* the old file, if any, is untouched */
-    } else if (fsync(dir_fd) != 0) { /* the new file is in place, its rename maybe not durable */
-        st = BL_E_IO;
+    } else if (fsync(dir_fd) != 0) {
+        /* The new file is in place, its rename maybe not durable: a status of its own, since a
+         * caller must not take this for "nothing changed" (a script re-running an add or a
+         * remove would apply it twice). */
+        st = BL_E_NOT_DURABLE;
         e = errno;
     }
     if (dir_fd >= 0)

@@ -27,6 +27,8 @@ const char *bl_strerror(bl_status status)
     case BL_E_FORMAT: return "malformed foreign filter format";
     case BL_E_NOT_PRESENT: return "key was never added (counter already zero)";
     case BL_E_BUFFER_TOO_SMALL: return "output buffer too small";
+    case BL_E_NOT_DURABLE:
+        return "file replaced, but syncing its directory failed (see errno): a crash may undo it";
     }
     return "unknown status";
 }

@@ -411,48 +411,25 @@ void cli_release_termination(const sigset_t *saved)
     errno = e;
 }
 
-/* Where a path leads (its own entry: a symlink is replaced, not followed), to tell whether a
- * failed save had replaced the file there. */
-typedef struct dir_entry {
-    bool exists;
-    dev_t dev;
-    ino_t ino;
-} dir_entry;
-
-static dir_entry entry_at(const char *path)
-{
-    struct stat st;
-    dir_entry e = {false, 0, 0};
-    if (lstat(path, &st) == 0)
-        e = (dir_entry){true, st.st_dev, st.st_ino};
-    return e;
-}
-
 /* Replace the file at path with f, in the file format or exported in *format. A failed save
- * leaves the old file but for its last step (bl_save): the directory's fsync, after the rename,
- * with the new file in place. Reported as an error, that was status 2, which tells a script that
- * nothing changed (a remove run again took its keys out twice); the work is done and only its
- * durability in doubt, so it is a warning, status 0. The renamed file is a new one: a path that
- * now leads elsewhere than before tells that the rename was done. */
+ * leaves the old file but for its last step: BL_E_NOT_DURABLE, the directory's fsync failed
+ * after the rename, with the new file in place. Reported as an error, that was status 2, which
+ * tells a script that nothing changed (a remove run again took its keys out twice); the work is
+ * done and only its durability in doubt, so it is a warning, status 0. */
 static int replace_file(const bl_filter *f, const char *path, const bl_foreign_format *format)
 {
-    const dir_entry before = entry_at(path);
     sigset_t saved;
     cli_hold_termination(&saved);
     errno = 0;
-    bl_status s = format != NULL ? bl_export_save(f, *format, path) : bl_save(f, path);
+    const bl_status s = format != NULL ? bl_export_save(f, *format, path) : bl_save(f, path);
     cli_release_termination(&saved);
     if (s == BL_OK)
         return 0;
-    const int e = errno;
-    const dir_entry after = entry_at(path);
-    if (s == BL_E_IO && after.exists &&
-        (!before.exists || after.dev != before.dev || after.ino != before.ino)) {
+    if (s == BL_E_NOT_DURABLE) {
         cli_warn("%s: written, but syncing its directory failed (%s): a crash may undo it",
-                 path, strerror(e));
+                 path, strerror(errno));
         return 0;
     }
-    errno = e;
     cli_status_error(path, format != NULL ? "cannot write" : "cannot save filter", s);
     return -1;
 }
