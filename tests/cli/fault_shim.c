@@ -15,10 +15,14 @@
  *                    driver knows the fault did happen, and at exit "calls CLASS C" for each
  *                    class (short-write counts as write), so that it knows the range of N;
  *   BL_FAULT_TRACE   a file that receives "CLASS N FUNCTION OBJECT" for every call: the object
- *                    (the program, libc.so.6, libhwloc.so.15, ...) that made it.
+ *                    (the program, libc.so.6, libhwloc.so.15, ...) that made it;
+ *   BL_FAULT_ONLY    an object's name (the program's): count only the calls that object makes
+ *                    itself, for BL_FAULT_AT and the report's counts.
  * Calls are counted from every part of the process (the command, the library, the C library's
- * calls through the PLT, hwloc): all of them can fail in a real run. The driver runs commands
- * with one worker thread, so that the N-th call is the same call in every run. */
+ * calls through the PLT, hwloc): all of them can fail in a real run. The driver runs most
+ * commands with one worker thread, so that the N-th call is the same call in every run. With
+ * several workers the order varies; those runs count the program's own calls only (hwloc, which
+ * they load, crashes on a failed allocation of its own). */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS /* open and open64 below are two functions, not one renamed */
 #include <dlfcn.h>
@@ -74,7 +78,7 @@ static const struct {
 static fault_class chosen = CLASS_NONE;
 static unsigned long fail_at;
 static int fail_errno;
-static const char *report_path, *trace_path;
+static const char *report_path, *trace_path, *only_object;
 static unsigned long calls[CLASS_END]; /* atomic */
 static bool configured;
 
@@ -122,6 +126,7 @@ static void configure(void)
     const char *err = getenv("BL_FAULT_ERRNO");
     report_path = getenv("BL_FAULT_REPORT");
     trace_path = getenv("BL_FAULT_TRACE");
+    only_object = getenv("BL_FAULT_ONLY");
     if (name == NULL)
         return;
     for (int c = CLASS_OPEN; c < CLASS_END; c++)
@@ -160,7 +165,7 @@ static const char *object_of(const void *at)
 static bool fault_now(fault_class c, const char *fn, const void *caller)
 {
     configure();
-    if (!configured)
+    if (!configured || (only_object != NULL && strcmp(object_of(caller), only_object) != 0))
         return false;
     const unsigned long n = __atomic_add_fetch(&calls[c], 1, __ATOMIC_RELAXED);
     if (trace_path != NULL)
