@@ -6,10 +6,10 @@
  * once per N until no call is left to fail. The call given the failure must say BL_E_IO with the
  * injected errno (past a save's rename, BL_E_NOT_DURABLE), leave its output NULL, close every
  * descriptor it opened and, for a save, leave the target as it was (or, once the rename is done,
- * as the new file) and no temporary beside it; it may succeed only past the failures it can do without (an lseek for holes, whose
- * fallback reads everything; closing a descriptor it only read). Called again it must succeed
- * and write or read the right bytes. unlink (a failed save's clean-up) and madvise (advice) are
- * left alone. */
+ * as the new file) and no temporary beside it; it may succeed only past the failures it can do
+ * without (an lseek for holes, whose fallback reads everything; closing a descriptor it only
+ * read). Called again it must succeed and write or read the right bytes. unlink (a failed save's
+ * clean-up) and madvise (advice) are left alone. */
 #include "test_util.h"
 
 #include <stdarg.h>
