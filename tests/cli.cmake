@@ -19,7 +19,7 @@ if(TARGET bloomline_cli)
       ENVIRONMENT "BLOOMLINE_CLI_READ_SHIM=$<TARGET_FILE:read_fault_shim>")
     # Fault injection through the whole process (fault_shim.c, run_cli_fault_tests.sh): each
     # command run once per call of a class (open, read, write, fsync, rename, truncate, mmap,
-    # malloc), that call failing; four commands also with two workers. About 500 runs, 10-50 s.
+    # malloc), that call failing; four commands also with two workers. About 550 runs, 10-60 s.
     add_library(cli_fault_shim MODULE ${CMAKE_CURRENT_SOURCE_DIR}/cli/fault_shim.c)
     target_link_libraries(cli_fault_shim PRIVATE ${CMAKE_DL_LIBS})
     target_compile_options(cli_fault_shim PRIVATE -Wall -Wextra

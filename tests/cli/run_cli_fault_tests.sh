@@ -22,8 +22,9 @@
 # their calls come in an order that varies from run to run, so they fail the program's own calls
 # only (BL_FAULT_ONLY: hwloc, loaded to pin the workers, would crash on a failed allocation), by
 # number, whichever call that is in the run: every outcome must still be one of the two above.
-# BLOOMLINE_FAULT_JOBS cases run at once (default 2). About 500 cases (360 with one worker), 10 to
-# 50 s on two cores, as fast as the disk syncs.
+# Two of them also fail hwloc's opens and reads, sampled as above.
+# BLOOMLINE_FAULT_JOBS cases run at once (default 2). About 550 cases (360 with one worker), 10 to
+# 60 s on two cores, as fast as the disk syncs.
 set -u
 
 USAGE="usage: run_cli_fault_tests.sh path/to/bloomline path/to/fault_shim.so"
@@ -231,15 +232,17 @@ select_calls() { # select_calls TRACE
         }' "$1" | sort -k1,1 -k2,2n
 }
 
-# With two workers, every number up to the most calls of a class either fault-free run made;
-# of the allocations (about 70, most of them the same few per chunk, each failed in turn by the
-# one-worker cases) FOREIGN_SAMPLES * 2, evenly spread, first and last included.
-count_calls() { # count_calls REPORT1 REPORT2
-    awk -v samples=$((FOREIGN_SAMPLES * 2)) '
-        $1 == "calls" && $3 > n[$2] { n[$2] = $3 }
+# With two workers, every number up to the most calls of a class the fault-free runs made, for
+# the classes matching KEEP; of those matching SAMPLED, SAMPLES numbers evenly spread, first and
+# last included. "CLASS N" lines.
+count_calls() { # count_calls KEEP SAMPLED SAMPLES REPORT...
+    local keep=$1 sampled=$2 samples=$3
+    shift 3
+    awk -v keep="$keep" -v sampled="$sampled" -v samples="$samples" '
+        $1 == "calls" && $2 ~ keep && $3 > n[$2] { n[$2] = $3 }
         END {
             for (c in n) {
-                if (c != "malloc" || n[c] <= samples) {
+                if (c !~ sampled || n[c] <= samples) {
                     for (k = 1; k <= n[c]; k++) print c, k
                     continue
                 }
@@ -249,14 +252,28 @@ count_calls() { # count_calls REPORT1 REPORT2
         }' "$@" | sort -k1,1 -k2,2n -u
 }
 
+# hwloc with two workers, whose calls the other cases no longer make (one worker loads no
+# topology): its failed opens and reads (a container's /sys) must leave the run as it was.
+HWLOC_OBJECT=$(awk '$4 ~ /^libhwloc/ { print $4; exit }' "$REF/startup.2")
+HWLOC_COMMANDS=" build-t2 query-t2 "
+
 CASES=$T/cases
 : > "$CASES"
 for i in "${!COMMANDS[@]}"; do
     [ -n "${REF_OK[i]:-}" ] || continue
+    # the allocations (about 60 a run, most of them the same few per chunk, each failed in turn
+    # by the one-worker cases) sampled
     if multi "$i"; then
-        calls=$(count_calls "$REF/$i.report1" "$REF/$i.report2")
+        calls=$(count_calls . '^malloc$' $((FOREIGN_SAMPLES * 2)) "$REF/$i.report"[12])
     else
         calls=$(select_calls "$REF/$i.trace1")
+    fi
+    name=${COMMANDS[$i]%%|*}
+    hwloc_calls=
+    if [ -n "$HWLOC_OBJECT" ] && [[ $HWLOC_COMMANDS == *" $name "* ]]; then
+        run_command "$REF/work" "$i" "$REF/$i.out" "$REF/$i.err" "$REF/$i.hwloc" \
+            BL_FAULT_ONLY="$HWLOC_OBJECT"
+        hwloc_calls=$(count_calls '^(open|read)$' . "$FOREIGN_SAMPLES" "$REF/$i.hwloc")
     fi
     for variant in $VARIANTS; do
         class=${variant%%:*}
@@ -264,8 +281,14 @@ for i in "${!COMMANDS[@]}"; do
         traced=$class
         [ "$class" = short-write ] && traced="write"
         while read -r c n; do
-            [ "$c" = "$traced" ] && echo "$i $class $errno $n"
+            [ "$c" = "$traced" ] && echo "$i $class $errno $n -"
         done <<< "$calls" >> "$CASES"
+    done
+    for variant in $VARIANTS; do
+        class=${variant%%:*}
+        while read -r c n; do
+            [ "$c" = "$class" ] && echo "$i $class ${variant#*:} $n $HWLOC_OBJECT"
+        done <<< "$hwloc_calls" >> "$CASES"
     done
 done
 
@@ -293,16 +316,19 @@ explain() { # explain GOT WANT
     done
 }
 
-# run_case SHARD I CLASS ERRNO N: one line "FAIL: ..." on stdout if it went wrong.
+# run_case SHARD I CLASS ERRNO N OBJECT: one line "FAIL: ..." on stdout if it went wrong. OBJECT:
+# the one whose calls are counted ('-': the command's own choice).
 run_case() {
-    local shard=$1 i=$2 class=$3 errno=$4 n=$5
+    local shard=$1 i=$2 class=$3 errno=$4 n=$5 object=$6
     local name stdin output args
     IFS='|' read -r name stdin output args <<< "${COMMANDS[$i]}"
     local dir=$T/shard$shard
     [ "$errno" = - ] && errno=
-    local what="$name: $class${errno:+:$errno} #$n"
+    [ "$object" = - ] && object=
+    local what="$name: ${object:+$object }$class${errno:+:$errno} #$n"
     run_command "$dir/work" "$i" "$dir/out" "$dir/err" "$dir/report" \
-        BL_FAULT_CLASS="$class" BL_FAULT_AT="$n" ${errno:+BL_FAULT_ERRNO="$errno"}
+        BL_FAULT_CLASS="$class" BL_FAULT_AT="$n" ${errno:+BL_FAULT_ERRNO="$errno"} \
+        ${object:+BL_FAULT_ONLY="$object"}
     local status=$STATUS report failed_fn=
     report=$(cat "$dir/report" 2> /dev/null)
     if [[ $report == *"failed "* ]]; then # the shim's line: "failed FUNCTION"
@@ -372,12 +398,12 @@ run_case() {
 
 # run_shard SHARD: every JOBS-th case from the SHARD-th; "K ok" or "K FAIL: ..." for case K.
 run_shard() {
-    local shard=$1 k=0 i class errno n line
+    local shard=$1 k=0 i class errno n object line
     mkdir -p "$T/shard$shard"
-    while read -r i class errno n; do
+    while read -r i class errno n object; do
         k=$((k + 1))
         [ $(((k - 1) % JOBS)) -eq "$shard" ] || continue
-        line=$(run_case "$shard" "$i" "$class" "$errno" "$n")
+        line=$(run_case "$shard" "$i" "$class" "$errno" "$n" "$object")
         echo "$k ${line:-ok}"
     done < "$CASES" > "$T/shard$shard/results"
 }
@@ -388,7 +414,8 @@ done
 wait
 
 # Cases per command and class, for the log.
-awk '{ n[$1] = n[$1] " " $2 } END { for (i in n) print i n[i] }' "$CASES" | sort -n |
+awk '{ n[$1] = n[$1] " " $2 ($5 == "-" ? "" : "@" $5) } END { for (i in n) print i n[i] }' \
+    "$CASES" | sort -n |
     while read -r i classes; do
         echo "# cli_faults: ${COMMANDS[$i]%%|*} cases:$(tr ' ' '\n' <<< "$classes" |
             uniq -c | awk '{ printf " %s %s", $2, $1 }')"
