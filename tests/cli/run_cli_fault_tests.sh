@@ -209,10 +209,16 @@ else
     PASS=$((PASS + 1))
 fi
 
+# awk: the k-th (from 0) of min(samples, n) positions in 1..n, evenly spread, first and last
+# included (all of them when samples >= n).
+SPREAD_AWK='function spread(k, n, samples) {
+    return samples >= n ? k + 1 : 1 + int(k * (n - 1) / (samples - 1) + 0.5)
+}'
+
 # The calls of each class to fail, from the trace: "CLASS N" lines.
 select_calls() { # select_calls TRACE
     awk -v prog="$PROGRAM" -v samples="$FOREIGN_SAMPLES" \
-        -v all="${BLOOMLINE_FAULT_EXHAUSTIVE:-0}" '
+        -v all="${BLOOMLINE_FAULT_EXHAUSTIVE:-0}" "$SPREAD_AWK"'
         BEGIN { last = "self" }
         {
             owner = $4 == "libc.so.6" ? last : $4 == prog ? "self" : "foreign"
@@ -224,7 +230,7 @@ select_calls() { # select_calls TRACE
             for (c in nforeign) {
                 n = nforeign[c]
                 for (k = 0; k < samples && k < n; k++) {
-                    j = samples >= n ? k + 1 : 1 + int(k * (n - 1) / (samples - 1) + 0.5)
+                    j = spread(k, n, samples)
                     if (!((c, j) in done)) print c, foreign[c, j]
                     done[c, j] = 1
                 }
@@ -238,16 +244,12 @@ select_calls() { # select_calls TRACE
 count_calls() { # count_calls KEEP SAMPLED SAMPLES REPORT...
     local keep=$1 sampled=$2 samples=$3
     shift 3
-    awk -v keep="$keep" -v sampled="$sampled" -v samples="$samples" '
+    awk -v keep="$keep" -v sampled="$sampled" -v samples="$samples" "$SPREAD_AWK"'
         $1 == "calls" && $2 ~ keep && $3 > n[$2] { n[$2] = $3 }
         END {
             for (c in n) {
-                if (c !~ sampled || n[c] <= samples) {
-                    for (k = 1; k <= n[c]; k++) print c, k
-                    continue
-                }
-                for (k = 0; k < samples; k++)
-                    print c, 1 + int(k * (n[c] - 1) / (samples - 1) + 0.5)
+                m = c ~ sampled ? samples : n[c]
+                for (k = 0; k < m && k < n[c]; k++) print c, spread(k, n[c], m)
             }
         }' "$@" | sort -k1,1 -k2,2n -u
 }
