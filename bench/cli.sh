@@ -149,10 +149,10 @@ head -n 1000 "$keys" > "$small_keys"
 head -n 1000 "$queries" > "$small_queries"
 "$bl" build -q -o "$small_filter" "$small_keys"
 per_run_ms() { # per_run_ms CMD...
-    local batch i start end
-    for batch in 1 2 3 4 5; do
+    local start end
+    for _ in 1 2 3 4 5; do
         start=$(date +%s%N)
-        for i in $(seq 100); do "$@" > /dev/null || true; done
+        for _ in $(seq 100); do "$@" > /dev/null || true; done
         end=$(date +%s%N)
         awk -v ns=$((end - start)) 'BEGIN { printf "%.2f\n", ns / 100 / 1e6 }'
     done | sort -n | sed -n 3p

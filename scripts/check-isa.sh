@@ -55,7 +55,7 @@ if [ "$isa_seen" -eq 0 ]; then
     status=1
 fi
 # The AVX-512 objects must really use 512-bit code, or the kernel would not deserve its name.
-for obj in $(find "$objdir/src/avx512" -name '*.o' 2>/dev/null); do
+for obj in $(find "$objdir/src/avx512" -name '*.o' 2>/dev/null | sort); do
     if ! objdump -d --no-show-raw-insn "$obj" | grep -q '%zmm'; then
         echo "check-isa: FAIL: ${obj#"$objdir"/} has no zmm instructions" >&2
         status=1

@@ -8,6 +8,7 @@ packages=(
   libxxhash-dev libsimde-dev libcmocka-dev libhwloc-dev
   clang libclang-rt-14-dev             # libFuzzer target
   valgrind                             # memcheck: reads of uninitialized memory
+  shellcheck                           # the test scripts' lint (scripts/test.sh)
   gcc-aarch64-linux-gnu qemu-user      # the NEON kernel for real, under qemu
   libc6-dev:arm64 libcmocka-dev:arm64 libxxhash-dev:arm64
   default-jdk-headless libguava-java   # Guava interop test

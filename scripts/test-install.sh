@@ -9,7 +9,8 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 pcdir=$(dirname "$(find "$prefix" -name bloomline.pc | head -n1)")
-cc -o "$prefix/hello-pc" "$root/examples/hello.c" $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs bloomline) \
+read -ra pc_flags <<< "$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs bloomline)"
+cc -o "$prefix/hello-pc" "$root/examples/hello.c" "${pc_flags[@]}" \
   -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir bloomline)"
 "$prefix/hello-pc"
 cmake -S "$root/examples" -B "$prefix/ex" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Runs every test: -Werror build + ctest (unit, per-kernel, CLI, interop, bench smoke), the same
 # built with clang and under ASan+UBSan (gcc and clang), the AVX-512 kernel over SIMDe (ASan +
-# UBSan), the threaded tests under TSan, the parser and file tests under valgrind, the aarch64
+# UBSan), shellcheck, the threaded tests under TSan, the parser and file tests under valgrind, the aarch64
 # build under qemu (NEON kernel), the ISA check, the fuzzer, and the install check.
 # Usage: bash scripts/test.sh   (from anywhere)
 set -euo pipefail
@@ -12,6 +12,13 @@ bash scripts/setup-debian.sh
 
 jobs=$(nproc)
 step() { printf '\n=== %s\n' "$*"; }
+
+# The shell scripts at warning level (SC2046 and the like: word splitting of a command's output,
+# loop variables never read). The recorded benchmark runs' meta.sh files are data, not scripts.
+step "shellcheck"
+git ls-files -z -- '*.sh' .ci/run bench/run bench/scale ':!bench/results*/meta.sh' |
+  xargs -0 shellcheck -S warning
+echo "shellcheck: clean"
 
 step "release build (-Werror) and ctest"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMLINE_WERROR=ON >/dev/null

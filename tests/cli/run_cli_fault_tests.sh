@@ -196,8 +196,10 @@ done
 # query's 3.6 ms. With -t 2 the workers are pinned, so hwloc's calls must show up (or the check
 # could not tell).
 for threads in default 2; do
+    thread_args=()
+    [ "$threads" = default ] || thread_args=(-t "$threads")
     (cd "$FIX" && env LD_PRELOAD="$SHIM" BL_FAULT_TRACE="$REF/startup.$threads" "$B" query \
-        $([ "$threads" = default ] || echo "-t $threads") base.blf probe.txt > /dev/null)
+        "${thread_args[@]}" base.blf probe.txt > /dev/null)
 done
 if grep -q ' libhwloc' "$REF/startup.default"; then
     echo "FAIL: query of a small file with the default -t loaded hwloc (one worker needs no cores)"
