@@ -8,10 +8,11 @@ build=${1:-$root/build}
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-pcdir=$(dirname "$(find "$prefix" -name bloomline.pc | head -n1)")
-read -ra pc_flags <<< "$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs bloomline)"
+PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name bloomline.pc | head -n1)")
+export PKG_CONFIG_PATH
+read -ra pc_flags <<< "$(pkg-config --cflags --libs bloomline)"
 cc -o "$prefix/hello-pc" "$root/examples/hello.c" "${pc_flags[@]}" \
-  -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir bloomline)"
+  -Wl,-rpath,"$(pkg-config --variable=libdir bloomline)"
 "$prefix/hello-pc"
 cmake -S "$root/examples" -B "$prefix/ex" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/ex" >/dev/null

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs every test: -Werror build + ctest (unit, per-kernel, CLI, interop, bench smoke), the same
-# built with clang and under ASan+UBSan (gcc and clang), the AVX-512 kernel over SIMDe (ASan +
-# UBSan), shellcheck, the threaded tests under TSan, the parser and file tests under valgrind, the aarch64
-# build under qemu (NEON kernel), the ISA check, the fuzzer, and the install check.
+# Runs every test: shellcheck over the shell scripts, -Werror build + ctest (unit, per-kernel,
+# CLI, interop, bench smoke), the same built with clang and under ASan+UBSan (gcc and clang), the
+# AVX-512 kernel over SIMDe (ASan + UBSan), the threaded tests under TSan, the parser and file
+# tests under valgrind, the aarch64 build under qemu (NEON kernel), the ISA check, the fuzzer, and
+# the install check.
 # Usage: bash scripts/test.sh   (from anywhere)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
