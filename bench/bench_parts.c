@@ -70,8 +70,8 @@ static void add_keys(bl_filter *f, uint64_t from, uint64_t to, uint64_t *buf, si
 }
 
 /* uint64 keys, in cache and out: batch = hash stage + probe stage + pipeline (or, on filters past
- * BL_KEYS_IN_WINDOW_MIN_BYTES with a kernel that has it, keys hashed in the probe's window, the
- * hashing then hidden behind the memory: the whole query near the probe stage alone). */
+ * the kernel's keys_in_window_min_bytes if it has that path, keys hashed in the probe's window,
+ * the hashing then hidden behind the memory: the whole query near the probe stage alone). */
 static void u64_parts(uint64_t n, const char *kernel)
 {
     bl_filter *f = make(n, kernel, 0);

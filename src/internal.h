@@ -61,6 +61,12 @@ static inline size_t bl_window_depth(uint64_t nlines)
  * but queries 0.98 at 2^23 and 1.02 at 2^22 and 2^20: nearer the core the lines arrive too soon
  * for the overlap to pay. */
 #define BL_KEYS_IN_WINDOW_MIN_BYTES (UINT64_C(16) << 20)
+/* The AVX-512 kernel's threshold. bench_ab against the hash stage on a Zen 5, new/old medians of
+ * 61 alternated repetitions: at 2^27 keys (160 MiB) queries 0.96 / 0.99 (hit / miss) and adds
+ * 0.96; at 2^24 (20 MiB, inside its L3) queries 1.01 / 1.00 and adds 1.08; at 2^25 (40 MiB, 41
+ * repetitions) too noisy to tell. Its hash stage costs less than AVX2's (vpmullq), so there is
+ * less to hide, and the window pays only in DRAM. */
+#define BL_KEYS_IN_WINDOW_MIN_BYTES_AVX512 (UINT64_C(64) << 20)
 
 /* ---- CPU features and kernels ------------------------------------------------------------ */
 
@@ -105,12 +111,14 @@ struct bl_kernels {
                            size_t n, size_t avail, uint8_t *res);
     /* The batched query of n uint64_t keys, each hashed (bl_xxh3_u64_flipped with `flip`) as
      * its line enters the prefetch window rather than by the pipeline's hash stage; NULL where
-     * the kernel has none. Used on filters past BL_KEYS_IN_WINDOW_MIN_BYTES. */
+     * the kernel has none. Used on filters past keys_in_window_min_bytes. */
     size_t (*blocked_test_u64_keys)(const uint8_t *data, uint64_t nlines, unsigned k,
                                     const uint64_t *keys, size_t n, uint64_t flip, uint8_t *res);
     /* The same for a plain (not concurrent) filter's batched add of uint64_t keys. */
     void (*blocked_add_u64_keys)(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *keys,
                                  size_t n, uint64_t flip);
+    /* The filter size in bytes past which the two above are used (BL_KEYS_IN_WINDOW_MIN_BYTES). */
+    uint64_t keys_in_window_min_bytes;
     /* One key, no look-ahead: the single-key query paths (bl_contains_hash, bl_contains; and
      * bl_contains_u64, hashing with XXH3 inside so the whole query is one call). */
     bool (*blocked_contains)(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h);

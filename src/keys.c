@@ -360,7 +360,7 @@ static void classic_key_hash(const bl_filter *f, const bl_keys *keys, size_t i, 
 static bool u64_keys_in_window(const bl_filter *f, const bl_keys *keys, bool kernel_has_it)
 {
     return kernel_has_it && keys->kind == BL_KEYS_U64 && f->layout == BL_LAYOUT_BLOCKED &&
-           f->hash == BL_HASH_XXH3 && f->nbytes > BL_KEYS_IN_WINDOW_MIN_BYTES;
+           f->hash == BL_HASH_XXH3 && f->nbytes > f->kern->keys_in_window_min_bytes;
 }
 
 static bl_status add_keys(bl_filter *f, const bl_keys *keys, size_t n)

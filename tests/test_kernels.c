@@ -208,16 +208,20 @@ static void test_blocked_identical(void **state)
     for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++)
         check_geometry(BL_LAYOUT_BLOCKED, dense_lines(k), k, seed_state + k);
     /* 1 line (everything collides), a few lines, ~64 KiB, 4 MiB (beyond L2), 6.1 MiB (the
-     * deep prefetch window; a line count no power of two, for the vector line offsets) and
-     * 16.5 MiB (uint64_t keys hashed in the window, BL_KEYS_IN_WINDOW_MIN_BYTES). */
-    static const uint64_t sizes[] = {1, 3, 1000, 65536, 100003, 270001};
+     * deep prefetch window; a line count no power of two, for the vector line offsets),
+     * 16.5 MiB (uint64_t keys hashed in the window, BL_KEYS_IN_WINDOW_MIN_BYTES) and 64.1 MiB
+     * (the same with AVX-512, BL_KEYS_IN_WINDOW_MIN_BYTES_AVX512). */
+    static const uint64_t sizes[] = {1, 3, 1000, 65536, 100003, 270001, 1050001};
     assert_true(bl_window_depth(100003) == BL_DEEP_WINDOW);
     assert_true(270001 * BL_LINE_BYTES > BL_KEYS_IN_WINDOW_MIN_BYTES);
+    assert_true(1050001 * BL_LINE_BYTES > BL_KEYS_IN_WINDOW_MIN_BYTES_AVX512);
     for (size_t s = 0; s < BL_ARRAY_LEN(sizes); s++) {
         for (unsigned k = 1; k <= BL_K_MAX_BLOCKED; k++) {
             if (sizes[s] >= 65536 && k != 1 && k != 7 && k != 8 && k != 9 && k != 16)
                 continue;
             if (sizes[s] > 100003 && k != 7 && k != 9)
+                continue;
+            if (sizes[s] > 270001 && k != 7)
                 continue;
             check_geometry(BL_LAYOUT_BLOCKED, sizes[s], k, seed_state ^ (s * 16 + k));
         }

@@ -121,42 +121,16 @@ size_t bl_blocked_test_avx2(const uint8_t *data, uint64_t nlines, unsigned k, co
 
 /* ---- Blocked queries of uint64_t keys hashed in the window ---------------------------------- */
 
-/* The rolling window with each key's hash beside its line: a key is hashed (XXH3, the seed
- * folded into `flip`) as it enters, D keys ahead of its probe, so the hashing runs while the
- * lines in flight arrive. The pipeline's hash stage, 1024 keys between two probe calls, left
- * the memory idle meanwhile: a 2^24-key query cost about the hash stage plus the probe of
- * hashes (bench_parts). */
-typedef struct key_window {
-    size_t depth; /* bl_window_depth: a power of two, a multiple of 8 */
-    const uint8_t *line[BL_DEEP_WINDOW];
-    uint64_t hash[BL_DEEP_WINDOW];
-} key_window;
-
-/* Key j enters: its hash, its line, the line prefetched (`write`: for an add). */
-BL_INLINE void key_window_enter(key_window *w, const uint8_t *data, uint64_t nlines,
-                                const uint64_t *keys, size_t j, uint64_t flip, bool write)
-{
-    const size_t slot = j & (w->depth - 1);
-    w->hash[slot] = bl_xxh3_u64_flipped(keys[j], flip);
-    w->line[slot] = BL_LINE_AT(data, nlines, w->hash[slot]);
-    if (write)
-        BL_PREFETCH_W(w->line[slot]);
-    else
-        BL_PREFETCH_R(w->line[slot]);
-}
-
 /* The window over the first keys, and the constants its steps use. */
 typedef struct key_window_consts {
     __m256i vflip, vnlines, vdata;
 } key_window_consts;
 
-BL_INLINE key_window_consts key_window_start(key_window *w, const uint8_t *data, uint64_t nlines,
+BL_INLINE key_window_consts key_window_start(bl_key_window *w, const uint8_t *data, uint64_t nlines,
                                              const uint64_t *keys, size_t n, uint64_t flip,
                                              bool write)
 {
-    w->depth = bl_window_depth(nlines);
-    for (size_t j = 0; j < n && j < w->depth; j++)
-        key_window_enter(w, data, nlines, keys, j, flip, write);
+    bl_key_window_start(w, data, nlines, keys, n, flip, write);
     return (key_window_consts){_mm256_set1_epi64x((long long)flip),
                                _mm256_set1_epi64x((long long)nlines),
                                _mm256_set1_epi64x((long long)(uintptr_t)data)};
@@ -169,7 +143,7 @@ BL_INLINE key_window_consts key_window_start(key_window *w, const uint8_t *data,
  * step of key j - depth (which exists, as depth > 8). The eight entered at once are prefetched
  * here for a query; an add (`write`) prefetches them itself, one per key it ORs in (a burst of
  * eight write prefetches gained nothing). */
-BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_t *data,
+BL_INLINE void key_window_step8(bl_key_window *w, key_window_consts c, const uint8_t *data,
                                 uint64_t nlines, const uint64_t *keys, size_t n, size_t i,
                                 uint64_t flip, bool write, const uint8_t *line[8], uint64_t h[8])
 {
@@ -178,7 +152,7 @@ BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_
     memcpy(h, w->hash + slot, 8 * sizeof *h);
     if (ahead + 8 > n || nlines > UINT32_MAX) {
         for (size_t j = ahead; j < n && j < ahead + 8; j++)
-            key_window_enter(w, data, nlines, keys, j, flip, write);
+            bl_key_window_enter(w, data, nlines, keys, j, flip, write);
         return;
     }
     for (unsigned half = 0; half < 2; half++) {
@@ -186,9 +160,9 @@ BL_INLINE void key_window_step8(key_window *w, key_window_consts c, const uint8_
         _mm256_storeu_si256((__m256i *)(void *)(w->hash + slot + 4 * half), hv);
         const __m256i at = _mm256_add_epi64(c.vdata, bl_line_offsets4(hv, c.vnlines));
         _mm256_storeu_si256((__m256i *)(void *)(w->line + slot + 4 * half), at);
+        if (!write)
+            bl_prefetch4(at, false);
     }
-    for (unsigned q = 0; q < 8 && !write; q++)
-        BL_PREFETCH_R(w->line[slot + q]);
 }
 
 /* Eight keys a step (key_window_step8), then the last n % 8 one by one from the ring. */
@@ -196,7 +170,7 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, co
                                         size_t n, uint64_t flip, uint8_t *res, probe_group g0,
                                         const uint32_t *word_mul, bool two)
 {
-    key_window w;
+    bl_key_window w;
     const key_window_consts c = key_window_start(&w, data, nlines, keys, n, flip, false);
     uint8_t unwanted[8]; /* as blocked_test_loop */
     size_t hits = 0, i = 0;
@@ -316,7 +290,7 @@ BL_INLINE void blocked_add_keys_loop(uint8_t *data, uint64_t nlines, unsigned k,
 {
     const probe_group g0 = blocked_group(k);
     const uint32_t *probe_of = bl_blocked_probe_of[k], *word_mul = bl_blocked_mul_of_word[k];
-    key_window w;
+    bl_key_window w;
     const key_window_consts c = key_window_start(&w, data, nlines, keys, n, flip, true);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -379,6 +353,7 @@ const struct bl_kernels bl_kernels_avx2 = {
     .hash_u64_xxh64 = bl_hash_u64_xxh64_avx2,
     .blocked_test_u64_keys = blocked_test_keys_avx2,
     .blocked_add_u64_keys = blocked_add_keys_avx2,
+    .keys_in_window_min_bytes = BL_KEYS_IN_WINDOW_MIN_BYTES,
     .null_keys_empty = bl_null_keys_empty_avx2,
     .blocked_add = bl_blocked_add_avx2,
     .blocked_test = bl_blocked_test_avx2,

@@ -89,6 +89,66 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
     return line;
 }
 
+/* Prefetch the four lines whose addresses `at` holds, taken out of the register rather than read
+ * back from the ring slots just stored. Read back, an address at another offset than the start
+ * of a wide store seems not to be forwarded on a Zen 5: it waits for the store to reach L1, so
+ * for the probes before it to retire, lines still in flight included, and the window stalls.
+ * bench_ab on a Zen 5, new/old medians of 31-61 alternated repetitions: the AVX-512
+ * window-hashed query (blocked_test_keys_avx512), first written with the loads, took 1.13-1.5x
+ * the time at 2^24 and 2^27 keys; the AVX-512 window_next8, whose gcc code read back only the
+ * first address, 0.95x at 2^20 and 0.96x at 2^24 (queries); the AVX2 kernel 1.00x at 2^16 and
+ * 2^20, its window-hashed query 0.96x at 2^27 (misses; hits too noisy to tell). */
+static inline __attribute__((always_inline)) void bl_prefetch4(__m256i at, bool write)
+{
+    const __m128i pair[2] = {_mm256_castsi256_si128(at), _mm256_extracti128_si256(at, 1)};
+    for (unsigned j = 0; j < 2; j++) {
+        const void *a = (const void *)(uintptr_t)_mm_cvtsi128_si64(pair[j]);
+        const void *b = (const void *)(uintptr_t)_mm_extract_epi64(pair[j], 1);
+        if (write) {
+            BL_PREFETCH_W(a);
+            BL_PREFETCH_W(b);
+        } else {
+            BL_PREFETCH_R(a);
+            BL_PREFETCH_R(b);
+        }
+    }
+}
+
+/* The rolling window with each key's hash beside its line, for batches of uint64_t keys
+ * (blocked_test_u64_keys, blocked_add_u64_keys): a key is hashed (XXH3, the seed folded into
+ * `flip`) as it enters, D keys ahead of its probe, so the hashing runs while the lines in flight
+ * arrive. The pipeline's hash stage, 1024 keys between two probe calls, leaves the memory idle
+ * meanwhile: a 2^24-key query cost about the hash stage plus the probe of hashes (bench_parts). */
+typedef struct bl_key_window {
+    size_t depth; /* bl_window_depth: a power of two, a multiple of 8 */
+    const uint8_t *line[BL_DEEP_WINDOW];
+    uint64_t hash[BL_DEEP_WINDOW];
+} bl_key_window;
+
+/* Key j enters: its hash, its line, the line prefetched (`write`: for an add). */
+static inline __attribute__((always_inline)) void
+bl_key_window_enter(bl_key_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *keys,
+                    size_t j, uint64_t flip, bool write)
+{
+    const size_t slot = j & (w->depth - 1);
+    w->hash[slot] = bl_xxh3_u64_flipped(keys[j], flip);
+    w->line[slot] = BL_LINE_AT(data, nlines, w->hash[slot]);
+    if (write)
+        BL_PREFETCH_W(w->line[slot]);
+    else
+        BL_PREFETCH_R(w->line[slot]);
+}
+
+/* Enter keys [0, min(depth, n)). */
+static inline __attribute__((always_inline)) void
+bl_key_window_start(bl_key_window *w, const uint8_t *data, uint64_t nlines, const uint64_t *keys,
+                    size_t n, uint64_t flip, bool write)
+{
+    w->depth = bl_window_depth(nlines);
+    for (size_t j = 0; j < n && j < w->depth; j++)
+        bl_key_window_enter(w, data, nlines, keys, j, flip, write);
+}
+
 /* The byte offsets of four keys' lines, mulhi64(h, nlines) * 64, for nlines < 2^32: with
  * h = a 2^32 + b, floor(h n / 2^64) = floor((a n + floor(b n / 2^32)) / 2^32), and the sum fits
  * in 64 bits. */
@@ -129,9 +189,8 @@ bl_window_next8(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64
         const __m256i hv = _mm256_loadu_si256((const __m256i *)(const void *)(ahead + 4 * half));
         const __m256i at = _mm256_add_epi64(vdata, bl_line_offsets4(hv, vn));
         _mm256_storeu_si256((__m256i *)(void *)(slot + 4 * half), at);
+        bl_prefetch4(at, false);
     }
-    for (unsigned j = 0; j < 8; j++)
-        BL_PREFETCH_R(slot[j]);
 }
 
 #endif

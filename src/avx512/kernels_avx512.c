@@ -207,13 +207,10 @@ BL_INLINE void window_next8(bl_window *w, __m512i vdata, __m512i vnlines, const 
     const uint8_t **slot = &w->line[i & (w->depth - 1)];
     memcpy(line, slot, 8 * sizeof *line);
     const __m512i ahead = line_offsets8(_mm512_loadu_si512(h + i + w->depth), vnlines);
-    _mm512_storeu_si512((void *)slot, _mm512_add_epi64(vdata, ahead));
-    for (unsigned j = 0; j < 8; j++) {
-        if (write)
-            BL_PREFETCH_W(slot[j]);
-        else
-            BL_PREFETCH_R(slot[j]);
-    }
+    const __m512i at = _mm512_add_epi64(vdata, ahead);
+    _mm512_storeu_si512((void *)slot, at);
+    bl_prefetch4(_mm512_castsi512_si256(at), write);
+    bl_prefetch4(_mm512_extracti64x4_epi64(at, 1), write);
 }
 
 /* Loop body shared by the cache-resident and the windowed variant; `window` is a compile-time
@@ -303,6 +300,15 @@ BL_INLINE __m512i blocked_key_mask(__mmask16 lanes, __m512i mul, __m512i probe_o
     return _mm512_permutexvar_epi32(probe, bits);
 }
 
+/* OR a key's mask into its line; returns the line as it was. */
+BL_INLINE __m512i line_or(const uint8_t *line, __m512i mask)
+{
+    __m512i *v = (__m512i *)(uintptr_t)line;
+    const __m512i old = _mm512_load_si512(v);
+    _mm512_store_si512(v, _mm512_or_si512(old, mask));
+    return old;
+}
+
 /* The add loop. `count` (a constant): count the keys whose line lacked one of their bits (one
  * test of the old line against the mask) and stop once `room` are taken (blocked_add_new);
  * returns the keys gone through. */
@@ -319,10 +325,8 @@ BL_INLINE size_t blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, co
     size_t i = 0;
 #define BL_OR_KEY(line)                                                                            \
     do {                                                                                           \
-        __m512i *v = (__m512i *)(uintptr_t)(line);                                                 \
         const __m512i mask = blocked_key_mask(lanes, mul, probe_of, h[i]);                         \
-        const __m512i old = _mm512_load_si512(v);                                                  \
-        _mm512_store_si512(v, _mm512_or_si512(old, mask));                                         \
+        const __m512i old = line_or((line), mask);                                                 \
         if (count)                                                                                 \
             t += _mm512_test_epi32_mask(mask, _mm512_andnot_si512(old, mask)) != 0;                \
     } while (0)
@@ -359,11 +363,9 @@ static size_t blocked_add_new_avx512(uint8_t *data, uint64_t nlines, unsigned k,
 
 BL_INLINE void blocked_or_key(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
 {
-    __m512i *v = (__m512i *)(uintptr_t)BL_LINE_AT(data, nlines, h);
-    const __m512i mask =
-        blocked_key_mask((__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
-                         _mm512_load_si512(bl_blocked_probe_of[k]), h);
-    _mm512_store_si512(v, _mm512_or_si512(_mm512_load_si512(v), mask));
+    (void)line_or(BL_LINE_AT(data, nlines, h),
+                  blocked_key_mask((__mmask16)((1u << k) - 1), _mm512_loadu_si512(bl_blocked_mul),
+                                   _mm512_load_si512(bl_blocked_probe_of[k]), h));
 }
 
 static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
@@ -373,6 +375,131 @@ static void blocked_add_one_avx512(uint8_t *data, uint64_t nlines, unsigned k, u
 
 BL_ADD_U64_BY_K(static, blocked_add_u64_avx512, blocked_or_key);
 BL_ADD_HASH_BY_K(static, blocked_add_hash_avx512, blocked_or_key);
+
+/* ---- Batched uint64_t keys hashed in the window (bl_key_window) ------------------------------ */
+
+/* The vectors a key-window step uses. */
+typedef struct key_step_consts {
+    __m512i flip, nlines, data;
+} key_step_consts;
+
+BL_INLINE key_step_consts key_step_consts_of(const uint8_t *data, uint64_t nlines, uint64_t flip)
+{
+    return (key_step_consts){_mm512_set1_epi64((long long)flip),
+                             _mm512_set1_epi64((long long)nlines),
+                             _mm512_set1_epi64((long long)(uintptr_t)data)};
+}
+
+/* The key stream is read here, not by the pipeline's hash stage, which prefetches it a step
+ * ahead (prefetch_next_u64); so a line of keys is prefetched each step, 512 keys ahead. */
+#define KEY_WINDOW_KEYS_AHEAD 512u
+
+/* The step of keys i .. i + 7 (i a multiple of 8): their lines out of the ring into `line` and
+ * their hashes returned, and keys i + depth .. + 7 (those below n) entered into the same slots:
+ * at once when all eight exist and nlines < 2^32 (one vector XXH3, line_offsets8, eight
+ * prefetches), else one by one. Every key enters once: keys below depth at the start, key
+ * j >= depth with the step of key j - depth. With vpmullq the eight hashes cost about as much as
+ * the line offsets, where AVX2 pays for a 64-bit multiply made of 32-bit ones. */
+BL_INLINE __m512i key_window_step8(bl_key_window *w, key_step_consts c, const uint8_t *data,
+                                   uint64_t nlines, const uint64_t *keys, size_t n, size_t i,
+                                   uint64_t flip, bool write, const uint8_t *line[8])
+{
+    const size_t slot = i & (w->depth - 1), ahead = i + w->depth;
+    memcpy(line, w->line + slot, 8 * sizeof *line);
+    const __m512i hw = _mm512_loadu_si512(w->hash + slot);
+    if (ahead + 8 > n || nlines > UINT32_MAX) {
+        for (size_t j = ahead; j < n && j < ahead + 8; j++)
+            bl_key_window_enter(w, data, nlines, keys, j, flip, write);
+        return hw;
+    }
+    if (ahead + KEY_WINDOW_KEYS_AHEAD < n)
+        BL_PREFETCH_R(keys + ahead + KEY_WINDOW_KEYS_AHEAD);
+    const __m512i h = xxh3_u64x8(keys + ahead, c.flip);
+    _mm512_storeu_si512(w->hash + slot, h);
+    const __m512i at = _mm512_add_epi64(c.data, line_offsets8(h, c.nlines));
+    _mm512_storeu_si512((void *)(w->line + slot), at);
+    bl_prefetch4(_mm512_castsi512_si256(at), write);
+    bl_prefetch4(_mm512_extracti64x4_epi64(at, 1), write);
+    return hw;
+}
+
+/* Eight keys a step, then the last n % 8 one by one from the ring. `pairs` (k <= 8, a constant
+ * after inlining): two keys per zmm (blocked_probe8), else one key per zmm. */
+BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, unsigned k,
+                                        const uint64_t *keys, size_t n, uint64_t flip,
+                                        uint8_t *res, bool pairs)
+{
+    const __m512i mul = _mm512_broadcast_i32x8(
+        _mm256_loadu_si256((const __m256i *)(const void *)bl_blocked_mul));
+    const __m512i offsets = _mm512_broadcast_i32x8(
+        _mm256_load_si256((const __m256i *)(const void *)bl_blocked_offsets[k]));
+    const uint64_t absent_lanes = ((0xffu << k) & 0xffu) * 0x0101010101010101ULL;
+    const __m512i mul16 = _mm512_loadu_si512(bl_blocked_mul);
+    const __m512i offsets16 = _mm512_load_si512(bl_blocked_offsets[k]);
+    const __mmask16 active = (__mmask16)((1u << k) - 1);
+    const key_step_consts c = key_step_consts_of(data, nlines, flip);
+    bl_key_window w;
+    bl_key_window_start(&w, data, nlines, keys, n, flip, false);
+    size_t hits = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const uint8_t *line[8];
+        const __m512i hw = key_window_step8(&w, c, data, nlines, keys, n, i, flip, false, line);
+        if (pairs) {
+            hits += put8(res ? res + i : NULL,
+                         blocked_probe8(line, hw, mul, offsets, absent_lanes));
+            continue;
+        }
+        uint64_t h[8];
+        _mm512_storeu_si512(h, hw);
+        for (unsigned q = 0; q < 8; q++) {
+            const int r = blocked_line_has(line[q], active, mul16, offsets16, h[q]);
+            hits += (size_t)r;
+            if (res)
+                res[i + q] = (uint8_t)r;
+        }
+    }
+    for (; i < n; i++) {
+        const size_t slot = i & (w.depth - 1);
+        const int r = blocked_line_has(w.line[slot], active, mul16, offsets16, w.hash[slot]);
+        hits += (size_t)r;
+        if (res)
+            res[i] = (uint8_t)r;
+    }
+    return hits;
+}
+
+static size_t blocked_test_keys_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
+                                       const uint64_t *keys, size_t n, uint64_t flip, uint8_t *res)
+{
+    if (k <= 8)
+        return blocked_test_keys_loop(data, nlines, k, keys, n, flip, res, true);
+    return blocked_test_keys_loop(data, nlines, k, keys, n, flip, res, false);
+}
+
+/* The batched add of uint64_t keys hashed in the window: the query's steps, each key's mask ORed
+ * into its line. */
+static void blocked_add_keys_avx512(uint8_t *data, uint64_t nlines, unsigned k,
+                                    const uint64_t *keys, size_t n, uint64_t flip)
+{
+    const __m512i mul = _mm512_loadu_si512(bl_blocked_mul);
+    const __m512i probe_of = _mm512_load_si512(bl_blocked_probe_of[k]);
+    const __mmask16 lanes = (__mmask16)((1u << k) - 1);
+    const key_step_consts c = key_step_consts_of(data, nlines, flip);
+    bl_key_window w;
+    bl_key_window_start(&w, data, nlines, keys, n, flip, true);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const uint8_t *line[8];
+        uint64_t h[8];
+        _mm512_storeu_si512(h, key_window_step8(&w, c, data, nlines, keys, n, i, flip, true, line));
+        for (unsigned q = 0; q < 8; q++)
+            line_or(line[q], blocked_key_mask(lanes, mul, probe_of, h[q]));
+    }
+    for (; i < n; i++) {
+        const size_t slot = i & (w.depth - 1);
+        line_or(w.line[slot], blocked_key_mask(lanes, mul, probe_of, w.hash[slot]));
+    }
+}
 
 static size_t blocked_test_avx512(const uint8_t *data, uint64_t nlines, unsigned k,
                                   const uint64_t *h, size_t n, size_t avail, uint8_t *res)
@@ -394,6 +521,9 @@ const struct bl_kernels bl_kernels_avx512 = {
     .null_keys_empty = bl_null_keys_empty_avx2,
     .blocked_add = blocked_add_avx512,
     .blocked_test = blocked_test_avx512,
+    .blocked_test_u64_keys = blocked_test_keys_avx512,
+    .blocked_add_u64_keys = blocked_add_keys_avx512,
+    .keys_in_window_min_bytes = BL_KEYS_IN_WINDOW_MIN_BYTES_AVX512,
     .blocked_contains = blocked_contains_avx512,
     .blocked_contains_u64_by_k = blocked_contains_u64_avx512,
     .blocked_add_u64_by_k = blocked_add_u64_avx512,
