@@ -1,7 +1,7 @@
-cmdline=bench/run\ --no-build\ --out\ /tmp/benchrun12\ --no-docs
-started=2026-11-28\ 16:04\ UTC
-load_start=1.26\ 1.50\ 1.49
-load_end=1.08\ 1.07\ 1.22
+cmdline=bench/run\ --out\ /tmp/bench14\ --no-docs
+started=2026-12-02\ 03:58\ UTC
+load_start=1.74\ 1.61\ 1.26
+load_end=1.09\ 1.07\ 1.12
 kernels_line=bloomline\ 0.1.0\,\ kernel\ avx512
-uname_line=Linux\ 6.18.44-fc-v782\ x86_64
+uname_line=Linux\ 6.18.44-fc-v1045\ x86_64
 cc_line=cc\ \(Debian\ 12.2.0-14+deb12u1\)\ 12.2.0
