@@ -160,9 +160,9 @@ BL_INLINE void key_window_step8(bl_key_window *w, key_window_consts c, const uin
         _mm256_storeu_si256((__m256i *)(void *)(w->hash + slot + 4 * half), hv);
         const __m256i at = _mm256_add_epi64(c.vdata, bl_line_offsets4(hv, c.vnlines));
         _mm256_storeu_si256((__m256i *)(void *)(w->line + slot + 4 * half), at);
-        if (!write)
-            bl_prefetch4(at, false);
     }
+    for (unsigned q = 0; q < 8 && !write; q++) /* read back: see bl_prefetch4 */
+        BL_PREFETCH_R(w->line[slot + q]);
 }
 
 /* Eight keys a step (key_window_step8), then the last n % 8 one by one from the ring. */

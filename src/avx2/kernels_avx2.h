@@ -96,8 +96,9 @@ bl_window_next(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64_
  * bench_ab on a Zen 5, new/old medians of 31-61 alternated repetitions: the AVX-512
  * window-hashed query (blocked_test_keys_avx512), first written with the loads, took 1.13-1.5x
  * the time at 2^24 and 2^27 keys; the AVX-512 window_next8, whose gcc code read back only the
- * first address, 0.95x at 2^20 and 0.96x at 2^24 (queries); the AVX2 kernel 1.00x at 2^16 and
- * 2^20, its window-hashed query 0.96x at 2^27 (misses; hits too noisy to tell). */
+ * first address, 0.95x at 2^20 and 0.96x at 2^24 (queries). The AVX2 windows still read back:
+ * with this they measured 1.00x in cache, but in DRAM on a busy host 0.97-1.67x on hits at 2^24
+ * (four runs) and 0.96-1.05x on misses at 2^27, which does not show a gain (bench/NOTES.md). */
 static inline __attribute__((always_inline)) void bl_prefetch4(__m256i at, bool write)
 {
     const __m128i pair[2] = {_mm256_castsi256_si128(at), _mm256_extracti128_si256(at, 1)};
@@ -189,8 +190,9 @@ bl_window_next8(bl_window *w, const uint8_t *data, uint64_t nlines, const uint64
         const __m256i hv = _mm256_loadu_si256((const __m256i *)(const void *)(ahead + 4 * half));
         const __m256i at = _mm256_add_epi64(vdata, bl_line_offsets4(hv, vn));
         _mm256_storeu_si256((__m256i *)(void *)(slot + 4 * half), at);
-        bl_prefetch4(at, false);
     }
+    for (unsigned j = 0; j < 8; j++) /* read back: see bl_prefetch4 */
+        BL_PREFETCH_R(slot[j]);
 }
 
 #endif
