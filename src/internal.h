@@ -580,6 +580,15 @@ static inline void bl_classic_hashes_from_prehash(uint64_t h, uint64_t *h1, uint
     *h2 = bl_rotl64(h, 32) * BL_XXH64_P1;
 }
 
+/* One query's answer (0 or 1), written to res[i] when the caller asked for answers (res is NULL
+ * when only the count is wanted); returns it, to be added to the hits. */
+static inline size_t bl_answer(uint8_t *res, size_t i, int hit)
+{
+    if (res)
+        res[i] = (uint8_t)hit;
+    return (size_t)hit;
+}
+
 /* Prefetch helpers: read for queries, write intent for adds. */
 #define BL_PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
 #define BL_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)

@@ -332,10 +332,7 @@ static size_t stage_test(bl_filter *f, const uint64_t *h, size_t n, size_t avail
         for (size_t i = 0; i < n; i++) {
             uint64_t h1, h2;
             bl_classic_hashes_from_prehash(h[i], &h1, &h2);
-            bool r = bl_classic_test_h(f, h1, h2);
-            hits += r;
-            if (res)
-                res[i] = r;
+            hits += bl_answer(res, i, bl_classic_test_h(f, h1, h2));
         }
         return hits;
     }
@@ -397,10 +394,7 @@ static size_t test_keys(const bl_filter *cf, const bl_keys *keys, size_t n, uint
             }
             uint64_t h[2];
             classic_key_hash(cf, keys, i, h);
-            bool r = bl_classic_test_h(cf, h[0], h[1]);
-            hits += r;
-            if (res)
-                res[i] = r;
+            hits += bl_answer(res, i, bl_classic_test_h(cf, h[0], h[1]));
         }
         return hits;
     }

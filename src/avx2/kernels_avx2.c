@@ -100,11 +100,9 @@ BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, const u
         }
     }
     for (; i < n; i++) {
-        const int r = blocked_line_has(bl_window_next(&win, data, nlines, h, i, avail, false), h[i],
-                                       g0, word_mul, two);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i,
+                          blocked_line_has(bl_window_next(&win, data, nlines, h, i, avail, false),
+                                           h[i], g0, word_mul, two));
     }
     return hits;
 }
@@ -187,10 +185,7 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, co
     }
     for (; i < n; i++) {
         const size_t slot = i & (w.depth - 1);
-        const int r = blocked_line_has(w.line[slot], w.hash[slot], g0, word_mul, two);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i, blocked_line_has(w.line[slot], w.hash[slot], g0, word_mul, two));
     }
     return hits;
 }

@@ -49,10 +49,7 @@ size_t bl_sbbf_test_avx2(const uint8_t *data, uint64_t nblocks, const uint64_t *
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        const int r = sbbf_block_has(data, nblocks, h[i]);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i, sbbf_block_has(data, nblocks, h[i]));
     }
     return hits;
 }

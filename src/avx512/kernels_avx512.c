@@ -254,10 +254,7 @@ BL_INLINE size_t blocked_test_pairs_loop(const uint8_t *data, uint64_t nlines, u
     const __m512i offsets16 = _mm512_load_si512(bl_blocked_offsets[k]);
     const __mmask16 active = (__mmask16)((1u << k) - 1);
     for (; i < n; i++) { /* the last n % 8 keys */
-        const int r = blocked_line_has(BL_LINE_OF(i), active, mul16, offsets16, h[i]);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i, blocked_line_has(BL_LINE_OF(i), active, mul16, offsets16, h[i]));
     }
 #undef BL_LINE_OF
     return hits;
@@ -275,10 +272,7 @@ BL_INLINE size_t blocked_test_single_loop(const uint8_t *data, uint64_t nlines, 
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *line = bl_window_next(&win, data, nlines, h, i, avail, false);
-        const int r = blocked_line_has(line, active, mul, offsets, h[i]);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i, blocked_line_has(line, active, mul, offsets, h[i]));
     }
     return hits;
 }
@@ -383,11 +377,16 @@ typedef struct key_step_consts {
     __m512i flip, nlines, data;
 } key_step_consts;
 
-BL_INLINE key_step_consts key_step_consts_of(const uint8_t *data, uint64_t nlines, uint64_t flip)
+/* The window over the first keys (bl_key_window_start), and the constants its steps use. */
+BL_INLINE key_step_consts key_window_start(bl_key_window *w, const uint8_t *data, uint64_t nlines,
+                                           const uint64_t *keys, size_t n, uint64_t flip,
+                                           bool write)
 {
-    return (key_step_consts){_mm512_set1_epi64((long long)flip),
-                             _mm512_set1_epi64((long long)nlines),
-                             _mm512_set1_epi64((long long)(uintptr_t)data)};
+    const key_step_consts c = {_mm512_set1_epi64((long long)flip),
+                               _mm512_set1_epi64((long long)nlines),
+                               _mm512_set1_epi64((long long)(uintptr_t)data)};
+    bl_key_window_start(w, data, nlines, keys, n, flip, write);
+    return c;
 }
 
 /* The key stream is read here, not by the pipeline's hash stage, which prefetches it a step
@@ -439,9 +438,8 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, un
     const __m512i mul16 = _mm512_loadu_si512(bl_blocked_mul);
     const __m512i offsets16 = _mm512_load_si512(bl_blocked_offsets[k]);
     const __mmask16 active = (__mmask16)((1u << k) - 1);
-    const key_step_consts c = key_step_consts_of(data, nlines, flip);
     bl_key_window w;
-    bl_key_window_start(&w, data, nlines, keys, n, flip, false);
+    const key_step_consts c = key_window_start(&w, data, nlines, keys, n, flip, false);
     size_t hits = 0, i = 0;
     for (; i + 8 <= n; i += 8) {
         const uint8_t *line[8];
@@ -453,19 +451,14 @@ BL_INLINE size_t blocked_test_keys_loop(const uint8_t *data, uint64_t nlines, un
         }
         uint64_t h[8];
         _mm512_storeu_si512(h, hw);
-        for (unsigned q = 0; q < 8; q++) {
-            const int r = blocked_line_has(line[q], active, mul16, offsets16, h[q]);
-            hits += (size_t)r;
-            if (res)
-                res[i + q] = (uint8_t)r;
-        }
+        for (unsigned q = 0; q < 8; q++)
+            hits += bl_answer(res, i + q,
+                              blocked_line_has(line[q], active, mul16, offsets16, h[q]));
     }
     for (; i < n; i++) {
         const size_t slot = i & (w.depth - 1);
-        const int r = blocked_line_has(w.line[slot], active, mul16, offsets16, w.hash[slot]);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i,
+                          blocked_line_has(w.line[slot], active, mul16, offsets16, w.hash[slot]));
     }
     return hits;
 }
@@ -486,9 +479,8 @@ static void blocked_add_keys_avx512(uint8_t *data, uint64_t nlines, unsigned k,
     const __m512i mul = _mm512_loadu_si512(bl_blocked_mul);
     const __m512i probe_of = _mm512_load_si512(bl_blocked_probe_of[k]);
     const __mmask16 lanes = (__mmask16)((1u << k) - 1);
-    const key_step_consts c = key_step_consts_of(data, nlines, flip);
     bl_key_window w;
-    bl_key_window_start(&w, data, nlines, keys, n, flip, true);
+    const key_step_consts c = key_window_start(&w, data, nlines, keys, n, flip, true);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const uint8_t *line[8];

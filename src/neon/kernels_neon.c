@@ -96,10 +96,7 @@ static size_t blocked_test_neon(const uint8_t *data, uint64_t nlines, unsigned k
         simde_uint32x4_t miss = blocked_missing(line, hv, mul[0], offsets[0], one[0]);
         for (unsigned g = 1; g < groups; g++)
             miss = simde_vorrq_u32(miss, blocked_missing(line, hv, mul[g], offsets[g], one[g]));
-        const int r = simde_vmaxvq_u32(miss) == 0;
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i, simde_vmaxvq_u32(miss) == 0);
     }
     return hits;
 }
@@ -164,10 +161,7 @@ static size_t sbbf_test_neon(const uint8_t *data, uint64_t nblocks, const uint64
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_R(sbbf_block_ptr(data, nblocks, h[i + BL_PREFETCH_DISTANCE]));
-        const int r = sbbf_block_has(data, nblocks, h[i]);
-        hits += (size_t)r;
-        if (res)
-            res[i] = (uint8_t)r;
+        hits += bl_answer(res, i, sbbf_block_has(data, nblocks, h[i]));
     }
     return hits;
 }

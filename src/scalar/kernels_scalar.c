@@ -31,10 +31,7 @@ static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsig
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_R(BL_LINE_AT(data, nlines, h[i + BL_PREFETCH_DISTANCE]));
-        bool r = bl_blocked_test_one(data, nlines, k, h[i]);
-        hits += r;
-        if (res)
-            res[i] = r;
+        hits += bl_answer(res, i, bl_blocked_test_one(data, nlines, k, h[i]));
     }
     return hits;
 }
@@ -85,10 +82,7 @@ static size_t bl_sbbf_test_scalar(const uint8_t *data, uint64_t nblocks, const u
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
             BL_PREFETCH_R(data + bl_sbbf_block(h[i + BL_PREFETCH_DISTANCE], nblocks) * BL_SBBF_BLOCK_BYTES);
-        bool r = bl_sbbf_test_one(data, nblocks, h[i]);
-        hits += r;
-        if (res)
-            res[i] = r;
+        hits += bl_answer(res, i, bl_sbbf_test_one(data, nblocks, h[i]));
     }
     return hits;
 }
