@@ -294,13 +294,28 @@ size_t bb_url(uint64_t i, char *out)
 #define BB_HUGE_MIN_BYTES ((size_t)64 << 20)
 #define BB_HUGE_PAGE ((size_t)2 << 20)
 
+void bb_advise_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    /* madvise takes whole pages: advise those inside [p, p + bytes), none outside it. */
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, (size_t)(hi - lo), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 void *bb_malloc(size_t bytes)
 {
     void *p;
     if (bytes >= BB_HUGE_MIN_BYTES && bytes <= SIZE_MAX - BB_HUGE_PAGE) {
         p = aligned_alloc(BB_HUGE_PAGE, (bytes + BB_HUGE_PAGE - 1) & ~(BB_HUGE_PAGE - 1));
         if (p != NULL)
-            (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages */
+            bb_advise_huge(p, bytes);
     } else {
         p = malloc(bytes);
     }

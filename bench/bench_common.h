@@ -137,6 +137,11 @@ void bb_keys_u64(uint64_t *out, uint64_t first, size_t n);
  * several programs went on with a NULL buffer or stopped with status 1 and no word. */
 void *bb_malloc(size_t bytes);
 
+/* Ask for transparent huge pages over the whole pages of [p, p + bytes): a hint, so nothing to
+ * check (without THP, or where MADV_HUGEPAGE is unknown, the pages stay 4 KiB). Call it before the
+ * first write, which is when the kernel picks the page size. */
+void bb_advise_huge(void *p, size_t bytes);
+
 /* Write to every page so the timed loops never take a first-touch fault. */
 void bb_touch(void *p, size_t bytes);
 /* bb_touch over a new filter's payload (a scalable chain's: its one stage). Not bl_clear: that

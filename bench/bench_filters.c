@@ -4,8 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #ifdef BB_HAVE_LIBBLOOM
 #include <bloom.h>
@@ -253,20 +251,13 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
         failed++;
         return false;
     }
-#ifdef MADV_HUGEPAGE
     /* libbloom callocs its bits: 4 KiB pages, where the filters, the probes and the hash set get
      * 2 MiB ones by MADV_HUGEPAGE (transparent huge pages are "madvise" on the project's
      * machines), so each of its k random reads also missed the TLB and its 2^24 and 2^27 rows
      * measured page size as much as libbloom. The same advice for the whole pages of its array,
      * before the memset below first writes them (glibc's calloc leaves fresh mmap pages alone). */
-    if ((size_t)b.bytes >= (2u << 20)) {
-        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        const uintptr_t lo = ((uintptr_t)b.bf + page - 1) & ~(page - 1);
-        const uintptr_t hi = ((uintptr_t)b.bf + (size_t)b.bytes) & ~(page - 1);
-        if (hi > lo)
-            (void)madvise((void *)lo, (size_t)(hi - lo), MADV_HUGEPAGE);
-    }
-#endif
+    if ((size_t)b.bytes >= (2u << 20))
+        bb_advise_huge(b.bf, (size_t)b.bytes);
     memset(b.bf, 0, (size_t)b.bytes); /* calloc'd lazily: touch it like the others */
     memset(r, 0, sizeof *r);
     snprintf(r->impl, sizeof r->impl, "libbloom");

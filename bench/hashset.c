@@ -26,9 +26,7 @@ static void *table_alloc(size_t bytes)
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
+    bb_advise_huge(p, bytes);
     memset(p, 0, bytes);
     return p;
 }

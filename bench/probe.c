@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "bench_common.h"
+
 const char *const bb_probe_mode_name[3] = {"plain", "batch", "rolling"};
 
 /* Same threshold and advice as the library's payloads (src/memory.c). */
@@ -21,9 +23,7 @@ int bb_buffer_alloc(bb_buffer *b, size_t bytes)
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             return -1;
-#ifdef MADV_HUGEPAGE
-        (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
+        bb_advise_huge(p, bytes);
         b->data = p;
         b->mapped = 1;
     } else {
