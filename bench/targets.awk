@@ -23,15 +23,21 @@ function ge(name, req, v, lim, unit, detail) {
     row(name, req, sprintf("%.2f%s%s", v, unit, detail), v >= lim,
         v >= lim ? sprintf("%.0f%% above", 100 * (v / lim - 1)) : sprintf("%.0f%% short", 100 * (1 - v / lim)))
 }
-# best (lowest) sum of columns c1 and c2 over the kernels of a layout, both from one kernel (the
-# query mix of a run on one machine); sets BK to the kernel
-function best_sum(kind, n, lay, c1, c2,    k, v1, v2, b) {
-    b = ""; BK = ""
+# best (lowest) sum of a blocked kernel's columns c1 and c2, both from one kernel (the query mix
+# of a run on one machine), each divided by its probe column when pc1 / pc2 > 0 (pair_val, below;
+# no fallback probe); sets BK to the kernel and, per side i, SUMV[i] and SUMP[i] (value and probe)
+function best_sum(kind, n, c1, pc1, c2, pc2,    k, a, b, va, pa, bs) {
+    bs = ""; BK = ""
     for (k in KERN) {
-        v1 = V[kind, n, "bloomline", lay, k, c1]; v2 = V[kind, n, "bloomline", lay, k, c2]
-        if (num(v1) && num(v2) && (b == "" || v1 + v2 < b)) { b = v1 + v2; BK = k }
+        a = pair_val(k, kind, n, c1, pc1, ""); va = PVT; pa = PPT
+        if (a == "") continue
+        b = pair_val(k, kind, n, c2, pc2, "")
+        if (b == "") continue
+        if (bs == "" || a + b < bs) {
+            bs = a + b; BK = k; SUMV[1] = va; SUMP[1] = pa; SUMV[2] = PVT; SUMP[2] = PPT
+        }
     }
-    return b
+    return bs
 }
 # best (lowest) ratio of column c to the probe timed beside it (column pc; the size's own probe
 # `alone` for rows without one); sets BK, BV (the value) and BP (the probe)
@@ -102,27 +108,20 @@ function pair_rows(name, req, kind, n, c1, pc1, c2, pc2, alone, lim, unit, extra
 # 2026-11-25: libbloom's on 4 KiB pages (the run in bench/results) made its probe, prefetches
 # that wait on TLB walks, slower than libbloom's own loads, and its divided ratio too low.
 # Rows without paired probes (older CSVs) are judged on the plain ratio, and say so.
-function libbloom_row(    lh, lm, lph, lpm, k, bh, bm, bph, bpm, r, b, bk, raw, name, req) {
+function libbloom_row(    lh, lm, lph, lpm, raw, rk, b, name, req) {
     name = "2^27 u64 query vs libbloom"; req = ">= 20x faster"
     lh = V["u64", N27, "libbloom", "classic", "-", 13]; lm = V["u64", N27, "libbloom", "classic", "-", 17]
     lph = V["u64", N27, "libbloom", "classic", "-", 21]; lpm = V["u64", N27, "libbloom", "classic", "-", 23]
-    raw = best_sum("u64", N27, "blocked", 15, 19)
+    raw = best_sum("u64", N27, 15, 0, 19, 0); rk = BK
     if (!num(lh) || !num(lm) || !num(raw)) { row(name, req, "-", "", ""); return }
-    b = ""; bk = ""
-    for (k in KERN) {
-        bh = V["u64", N27, "bloomline", "blocked", k, 15]; bm = V["u64", N27, "bloomline", "blocked", k, 19]
-        bph = V["u64", N27, "bloomline", "blocked", k, 21]; bpm = V["u64", N27, "bloomline", "blocked", k, 23]
-        if (!num(bh) || !num(bm) || !num(bph) || !num(bpm)) continue
-        r = bh / bph + bm / bpm
-        if (b == "" || r < b) { b = r; bk = k; BH = bh; BM = bm; BPH = bph; BPM = bpm }
-    }
+    b = best_sum("u64", N27, 15, 21, 19, 23)
     if (num(lph) && num(lpm) && b != "")
         ge(name, req, (lh / lph + lm / lpm) / b, 20, "x",
            sprintf(" at equal memory speed (libbloom %.1f ns beside a probe of %.2f; %.2f ns %s beside %.2f; plain ratio %.2fx)",
-                   (lh + lm) / 2, (lph + lpm) / 2, (BH + BM) / 2, bk, (BPH + BPM) / 2, (lh + lm) / raw))
+                   (lh + lm) / 2, (lph + lpm) / 2, (SUMV[1] + SUMV[2]) / 2, BK, (SUMP[1] + SUMP[2]) / 2, (lh + lm) / raw))
     else
         ge(name, req, (lh + lm) / raw, 20, "x",
-           sprintf(" (libbloom %.1f ns vs %.2f ns %s; no paired probes: the plain ratio)", (lh + lm) / 2, raw / 2, BK))
+           sprintf(" (libbloom %.1f ns vs %.2f ns %s; no paired probes: the plain ratio)", (lh + lm) / 2, raw / 2, rk))
 }
 FNR == 1 { f = base(FILENAME); next }
 # The programs append to an existing CSV (bb_csv_open), so rows of two runs (another machine, a
