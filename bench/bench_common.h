@@ -57,22 +57,36 @@ const char *bb_fmt_ns(bb_stat s, char *buf, size_t cap);
 
 /* Two bodies timed in alternation, repetition by repetition (a, b, a, b, ...): on a shared
  * machine both then see the same background load, so their ratio is steadier than the ratio of
- * two runs timed minutes apart. Used to pair each filter measurement with its memory probe. */
-#define BB_TIME_LOOPS_PAIRED(reps, nkeys, loops, stat_a, body_a, stat_b, body_b)                \
-    do {                                                                                        \
-        double bb_va_[BB_MAX_REPS], bb_vb_[BB_MAX_REPS];                                        \
-        const int bb_n_ = (reps) < BB_MAX_REPS ? (reps) : BB_MAX_REPS;                         \
-        const double bb_keys_ = (double)(nkeys) * (double)(loops);                              \
-        for (int bb_r_ = 0; bb_r_ < bb_n_; bb_r_++) {                                           \
-            uint64_t bb_t0_ = bb_timer_ns();                                                    \
-            for (uint64_t bb_l_ = 0; bb_l_ < (uint64_t)(loops); bb_l_++) { body_a; }           \
-            bb_va_[bb_r_] = (double)(bb_timer_ns() - bb_t0_) / bb_keys_;                        \
-            bb_t0_ = bb_timer_ns();                                                             \
-            for (uint64_t bb_l_ = 0; bb_l_ < (uint64_t)(loops); bb_l_++) { body_b; }           \
-            bb_vb_[bb_r_] = (double)(bb_timer_ns() - bb_t0_) / bb_keys_;                        \
-        }                                                                                       \
-        (stat_a) = bb_stat_of(bb_va_, bb_n_);                                                   \
-        (stat_b) = bb_stat_of(bb_vb_, bb_n_);                                                   \
+ * two runs timed minutes apart. Used to pair each filter measurement with its memory probe.
+ * BB_TIME_LOOPS_VS times nkeys_a keys in a and nkeys_b in b, and keeps the ratio of their ns per
+ * key in each repetition: the median of those is a head-to-head figure, each repetition's ratio
+ * taken under one load (bench_filters: libbloom against bloomline). */
+#define BB_TIME_LOOPS_VS(reps, nkeys_a, nkeys_b, loops, stat_a, body_a, stat_b, body_b,             \
+                         stat_ratio)                                                                \
+    do {                                                                                            \
+        double bb_va_[BB_MAX_REPS], bb_vb_[BB_MAX_REPS], bb_vr_[BB_MAX_REPS];                       \
+        const int bb_n_ = (reps) < BB_MAX_REPS ? (reps) : BB_MAX_REPS;                              \
+        const double bb_ka_ = (double)(nkeys_a) * (double)(loops);                                  \
+        const double bb_kb_ = (double)(nkeys_b) * (double)(loops);                                  \
+        for (int bb_r_ = 0; bb_r_ < bb_n_; bb_r_++) {                                               \
+            uint64_t bb_t0_ = bb_timer_ns();                                                        \
+            for (uint64_t bb_l_ = 0; bb_l_ < (uint64_t)(loops); bb_l_++) { body_a; }                \
+            bb_va_[bb_r_] = (double)(bb_timer_ns() - bb_t0_) / bb_ka_;                              \
+            bb_t0_ = bb_timer_ns();                                                                 \
+            for (uint64_t bb_l_ = 0; bb_l_ < (uint64_t)(loops); bb_l_++) { body_b; }                \
+            bb_vb_[bb_r_] = (double)(bb_timer_ns() - bb_t0_) / bb_kb_;                              \
+            bb_vr_[bb_r_] = bb_va_[bb_r_] / bb_vb_[bb_r_];                                          \
+        }                                                                                           \
+        (stat_a) = bb_stat_of(bb_va_, bb_n_);                                                       \
+        (stat_b) = bb_stat_of(bb_vb_, bb_n_);                                                       \
+        (stat_ratio) = bb_stat_of(bb_vr_, bb_n_);                                                   \
+    } while (0)
+#define BB_TIME_LOOPS_PAIRED(reps, nkeys, loops, stat_a, body_a, stat_b, body_b)                    \
+    do {                                                                                            \
+        bb_stat bb_ratio_unused_;                                                                   \
+        BB_TIME_LOOPS_VS(reps, nkeys, nkeys, loops, stat_a, body_a, stat_b, body_b,                 \
+                         bb_ratio_unused_);                                                         \
+        (void)bb_ratio_unused_;                                                                     \
     } while (0)
 
 /* Anything a timed loop computes goes here so the compiler cannot drop the loop. */

@@ -36,6 +36,11 @@ typedef struct row {
     bb_stat ins1, insb, hit1, hitb, miss1, missb;
     /* The rolling probes timed in alternation with hitb, missb (read) and insb (RMW) */
     bb_stat probe_hit, probe_miss, probe_ins;
+    /* libbloom's row only: its queries (hits, then misses) timed in alternation with bloomline's
+     * batched ones on a blocked filter of the first (best) kernel, vs_kernel: ns per key of
+     * each and libbloom's time over bloomline's per repetition (vs_ratio). */
+    char vs_kernel[16];
+    bb_stat vs_libbloom, vs_bloomline, vs_ratio;
     char note[64];
 } row;
 
@@ -142,11 +147,7 @@ static bb_buffer own_memory(const void *data, size_t bytes)
     return b;
 }
 
-/* Insert timing re-inserts the sample: for a Bloom filter that is the same work (hash, fetch
- * the line, OR the bits), and it lets every repetition time the same keys. */
-static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_t n, bl_layout lay,
-                            const char *kernel, bool single, uint64_t *ubuf, bb_urls *chunk,
-                            uint8_t *res, bb_buffer *probe)
+static bl_params filter_params(const config *cfg, uint64_t n, bl_layout lay, const char *kernel)
 {
     bl_params p;
     bl_params_init(&p);
@@ -159,6 +160,16 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
         p.fpp = 0.01;
     else
         p.bits_per_key = cfg->bpk;
+    return p;
+}
+
+/* Insert timing re-inserts the sample: for a Bloom filter that is the same work (hash, fetch
+ * the line, OR the bits), and it lets every repetition time the same keys. */
+static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_t n, bl_layout lay,
+                            const char *kernel, bool single, uint64_t *ubuf, bb_urls *chunk,
+                            uint8_t *res, bb_buffer *probe)
+{
+    const bl_params p = filter_params(cfg, n, lay, kernel);
     bl_filter *f = NULL;
     bl_status st = bl_create(&f, &p);
     if (st != BL_OK) {
@@ -237,7 +248,75 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
 /* ---- libbloom ------------------------------------------------------------------------------ */
 
 #ifdef BB_HAVE_LIBBLOOM
-static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t n, bb_urls *chunk)
+/* libbloom's answers to count keys of the sample from `from` (hits or misses). */
+static size_t libbloom_query(struct bloom *b, const keyset *ks, bool hit, size_t from, size_t count)
+{
+    size_t hits = 0;
+    if (ks->url) {
+        const bb_urls *u = hit ? &ks->uhit : &ks->umiss;
+        for (size_t i = from; i < from + count; i++)
+            hits += (size_t)bloom_check(b, u->ptr[i], (int)u->len[i]);
+    } else {
+        const uint64_t *k = hit ? ks->hit : ks->miss;
+        for (size_t i = from; i < from + count; i++)
+            hits += (size_t)bloom_check(b, &k[i], 8);
+    }
+    return hits;
+}
+
+/* libbloom is some 20 times slower per key: it queries 1/VS_SHARE of the sample per repetition
+ * (VS_MIN keys at least: a shorter stretch starts cold after bloomline's) so that both halves of
+ * a repetition last about as long and see the same load. */
+#define VS_SHARE 32u
+#define VS_MIN 4096u
+/* More repetitions than a row's: each is shorter, and the host's load moves between them. */
+#define VS_REPS(reps) ((reps) * 4 + 1 < BB_MAX_REPS ? (reps) * 4 + 1 : BB_MAX_REPS)
+
+/* libbloom's rows and bloomline's are timed minutes apart, each beside its own probe, and this
+ * host's memory speed moves within a run (the probe beside libbloom once read 13.5 ns where
+ * bloomline's read 5.2; three 160 MiB buffers probed in turn read alike, so it is the time, not
+ * the pages). Here they alternate: libbloom's hits and misses, then bloomline's batched hits
+ * and misses on a blocked filter of the given kernel, repetition by repetition; each libbloom
+ * repetition takes the next keys of the sample, as its few thousand keys' lines would stay in
+ * the cache from one repetition to the next where bloomline's whole sample does not. */
+static void libbloom_vs_bloomline(row *r, const config *cfg, const keyset *ks, uint64_t n,
+                                  struct bloom *b, const char *kernel, uint64_t *ubuf,
+                                  bb_urls *chunk, uint8_t *res)
+{
+    const bl_params p = filter_params(cfg, n, BL_LAYOUT_BLOCKED, kernel);
+    bl_filter *f = NULL;
+    const bl_status st = bl_create(&f, &p);
+    if (st != BL_OK) {
+        fprintf(stderr, "bench_filters: blocked/%s at %llu keys, against libbloom: %s\n",
+                kernel != NULL ? kernel : "default", (unsigned long long)n, bl_strerror(st));
+        failed++;
+        return;
+    }
+    bb_touch_filter(f);
+    insert_batch(f, ks);
+    fill_bloomline(f, ks, ks->s, n, ubuf, chunk);
+    const size_t s = ks->s;
+    const size_t sl = s / VS_SHARE > VS_MIN ? s / VS_SHARE : (s < VS_MIN ? s : VS_MIN);
+    size_t from = 0, lh = 0, lq = 0, bh = 0, bq = 0;
+    BB_TIME_LOOPS_VS(VS_REPS(cfg->reps), 2 * sl, 2 * s, loops_for(cfg, s), r->vs_libbloom,
+                     lh += libbloom_query(b, ks, true, from, sl);
+                     bb_sink += libbloom_query(b, ks, false, from, sl); lq += sl;
+                     from = from + 2 * sl <= s ? from + sl : 0,
+                     r->vs_bloomline,
+                     bh += query_batch(f, ks, true, res);
+                     bb_sink += query_batch(f, ks, false, res); bq += s,
+                     r->vs_ratio);
+    if (lh != lq || bh != bq) {
+        wrong++;
+        fprintf(stderr, "bench_filters: WRONG ANSWERS against libbloom: hits %zu of %zu "
+                "(libbloom), %zu of %zu (bloomline)\n", lh, lq, bh, bq);
+    }
+    snprintf(r->vs_kernel, sizeof r->vs_kernel, "%s", bl_filter_kernel(f));
+    bl_free(f);
+}
+
+static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t n,
+                           const char *kernel, uint64_t *ubuf, bb_urls *chunk, uint8_t *res)
 {
     struct bloom b;
     /* libbloom sizes by error: bits per entry = -ln(error) / ln(2)^2, so this error gives the
@@ -283,13 +362,8 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
     }
     size_t h = 0, m = 0;
     const bb_buffer own = own_memory(b.bf, (size_t)b.bytes);
-    if (ks->url) {
-        PEER_TIME(r->hit1, r->probe_hit, own, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, ks->uhit.ptr[i], (int)ks->uhit.len[i]));
-        PEER_TIME(r->miss1, r->probe_miss, own, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, ks->umiss.ptr[i], (int)ks->umiss.len[i]));
-    } else {
-        PEER_TIME(r->hit1, r->probe_hit, own, h = 0; for (size_t i = 0; i < s; i++) h += bloom_check(&b, &ks->hit[i], 8));
-        PEER_TIME(r->miss1, r->probe_miss, own, m = 0; for (size_t i = 0; i < s; i++) m += bloom_check(&b, &ks->miss[i], 8));
-    }
+    PEER_TIME(r->hit1, r->probe_hit, own, h = libbloom_query(&b, ks, true, 0, s));
+    PEER_TIME(r->miss1, r->probe_miss, own, m = libbloom_query(&b, ks, false, 0, s));
     if (h != s) {
         wrong++;
         fprintf(stderr, "bench_filters: libbloom missed %zu of %zu keys\n", s - h, s);
@@ -301,6 +375,7 @@ static bool bench_libbloom(row *r, const config *cfg, const keyset *ks, uint64_t
     }
     r->fpr = (double)m / (double)s;
     r->bytes = (size_t)b.bytes;
+    libbloom_vs_bloomline(r, cfg, ks, n, &b, kernel, ubuf, chunk, res);
     bloom_free(&b);
     return true;
 }
@@ -512,6 +587,17 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
                r->impl, r->layout, r->kernel, r->bytes / 1048576.0, 8.0 * r->bytes / (double)n,
                fpr, c[0], c[1], c[2], c[3], c[4], c[5], q[0], q[1], q[2], q[3], q[4]);
     }
+    for (int i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        if (!r->vs_ratio.valid)
+            continue;
+        char a[64], b[64];
+        printf("\n%s against bloomline (blocked, %s, batched), the same hits and misses timed in "
+               "alternation: %.2fx (median of the repetitions' ratios; lowest %.2fx); ns/key "
+               "%s vs %s.\n",
+               r->impl, r->vs_kernel, r->vs_ratio.med, r->vs_ratio.min,
+               bb_fmt_ns(r->vs_libbloom, a, sizeof a), bb_fmt_ns(r->vs_bloomline, b, sizeof b));
+    }
     if (csv == NULL)
         return;
     for (int m = 0; m < 3; m++) {
@@ -543,6 +629,10 @@ static void print_size(FILE *csv, const char *kind, uint64_t n, size_t s, const 
         csv_stat(csv, r->probe_hit);
         csv_stat(csv, r->probe_miss);
         csv_stat(csv, r->probe_ins);
+        fprintf(csv, ",%s", r->vs_ratio.valid ? r->vs_kernel : "");
+        csv_stat(csv, r->vs_libbloom);
+        csv_stat(csv, r->vs_bloomline);
+        csv_stat(csv, r->vs_ratio);
         fprintf(csv, "\n");
     }
     fflush(csv);
@@ -674,7 +764,9 @@ int main(int argc, char **argv)
                                       "ins1_med,ins1_min,insb_med,insb_min,hit1_med,hit1_min,"
                                       "hitb_med,hitb_min,miss1_med,miss1_min,missb_med,missb_min,"
                                       "probe_hit_med,probe_hit_min,probe_miss_med,probe_miss_min,"
-                                      "probe_ins_med,probe_ins_min");
+                                      "probe_ins_med,probe_ins_min,vs_kernel,vs_libbloom_med,"
+                                      "vs_libbloom_min,vs_bloomline_med,vs_bloomline_min,"
+                                      "vs_ratio_med,vs_ratio_min");
     if (csv_path != NULL && csv == NULL)
         return 1;
     int cpu = bb_pin_thread(-1);
@@ -725,7 +817,8 @@ int main(int argc, char **argv)
             row rows[MAX_ROWS];
             int nrows = 0;
 #ifdef BB_HAVE_LIBBLOOM
-            if (cfg.libbloom && bench_libbloom(&rows[nrows], &cfg, &ks, n, &chunk))
+            if (cfg.libbloom && bench_libbloom(&rows[nrows], &cfg, &ks, n,
+                                               nkern > 0 ? kernels[0] : NULL, ubuf, &chunk, res))
                 nrows++;
 #endif
             if (cfg.hashset && bench_hashset(&rows[nrows], &cfg, &ks, n, &chunk, ubuf))
