@@ -274,7 +274,7 @@ static size_t libbloom_query(struct bloom *b, const keyset *ks, bool hit, size_t
 
 /* libbloom's rows and bloomline's are timed minutes apart, each beside its own probe, and this
  * host's memory speed moves within a run (the probe beside libbloom once read 13.5 ns where
- * bloomline's read 5.2; three 160 MiB buffers probed in turn read alike, so it is the time, not
+ * bloomline's read 5.2; four 160 MiB buffers probed in turn read alike, so it is the time, not
  * the pages). Here they alternate: libbloom's hits and misses, then bloomline's batched hits
  * and misses on a blocked filter of the given kernel, repetition by repetition; each libbloom
  * repetition takes the next keys of the sample, as its few thousand keys' lines would stay in
