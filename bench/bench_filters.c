@@ -140,6 +140,26 @@ static void insert_batch(bl_filter *f, const keyset *ks)
         bl_add_u64_batch(f, ks->hit, ks->s);
 }
 
+/* A filter of parameters p holding the n keys (the sample first), its pages touched before; NULL
+ * (said, and counted as failed) if it cannot be created. `what` ends the message. */
+static bl_filter *full_filter(const bl_params *p, const keyset *ks, uint64_t n, uint64_t *ubuf,
+                              bb_urls *chunk, const char *what)
+{
+    bl_filter *f = NULL;
+    const bl_status st = bl_create(&f, p);
+    if (st != BL_OK) {
+        fprintf(stderr, "bench_filters: %s/%s at %llu keys%s: %s\n", bl_layout_name(p->layout),
+                p->kernel != NULL ? p->kernel : "default", (unsigned long long)n, what,
+                bl_strerror(st));
+        failed++;
+        return NULL;
+    }
+    bb_touch_filter(f);
+    insert_batch(f, ks);
+    fill_bloomline(f, ks, ks->s, n, ubuf, chunk);
+    return f;
+}
+
 /* A view of a structure's own memory as a probe buffer (never freed through it). */
 static bb_buffer own_memory(const void *data, size_t bytes)
 {
@@ -171,7 +191,7 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
 {
     const bl_params p = filter_params(cfg, n, lay, kernel);
     bl_filter *f = NULL;
-    bl_status st = bl_create(&f, &p);
+    const bl_status st = bl_create(&f, &p);
     if (st != BL_OK) {
         fprintf(stderr, "bench_filters: %s/%s at %llu keys: %s\n", bl_layout_name(lay), kernel,
                 (unsigned long long)n, bl_strerror(st));
@@ -198,17 +218,10 @@ static bool bench_bloomline(row *r, const config *cfg, const keyset *ks, uint64_
      * each. (A scalable chain, probed beside a buffer of its own, no longer grows as the timed
      * loops add the sample again: it passes over keys its newest stage holds.) */
     bl_free(f);
-    if ((st = bl_create(&f, &p)) != BL_OK) {
-        fprintf(stderr, "bench_filters: %s/%s at %llu keys, again: %s\n", bl_layout_name(lay),
-                kernel, (unsigned long long)n, bl_strerror(st));
-        failed++;
+    if ((f = full_filter(&p, ks, n, ubuf, chunk, ", again")) == NULL)
         return false;
-    }
-    bb_touch_filter(f);
     if (f->data != NULL)
         own = own_memory(f->data, f->nbytes);
-    insert_batch(f, ks);
-    fill_bloomline(f, ks, s, n, ubuf, chunk);
     size_t h1 = s, hb = 0, m1 = 0, mb = 0;
     if (single)
         BB_TIME_LOOPS(reps, s, lp, r->hit1, h1 = query_single(f, ks, true));
@@ -284,17 +297,9 @@ static void libbloom_vs_bloomline(row *r, const config *cfg, const keyset *ks, u
                                   bb_urls *chunk, uint8_t *res)
 {
     const bl_params p = filter_params(cfg, n, BL_LAYOUT_BLOCKED, kernel);
-    bl_filter *f = NULL;
-    const bl_status st = bl_create(&f, &p);
-    if (st != BL_OK) {
-        fprintf(stderr, "bench_filters: blocked/%s at %llu keys, against libbloom: %s\n",
-                kernel != NULL ? kernel : "default", (unsigned long long)n, bl_strerror(st));
-        failed++;
+    bl_filter *f = full_filter(&p, ks, n, ubuf, chunk, ", against libbloom");
+    if (f == NULL)
         return;
-    }
-    bb_touch_filter(f);
-    insert_batch(f, ks);
-    fill_bloomline(f, ks, ks->s, n, ubuf, chunk);
     const size_t s = ks->s;
     const size_t sl = s / VS_SHARE > VS_MIN ? s / VS_SHARE : (s < VS_MIN ? s : VS_MIN);
     size_t from = 0, lh = 0, lq = 0, bh = 0, bq = 0;
