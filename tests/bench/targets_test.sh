@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/targets.awk on hand-made CSVs (copies of bench/results-epyc with values edited): each
+# bench/targets.awk on hand-made CSVs (copies of a real run, in targets-base/, edited): each
 # threshold just met and just missed, hit and miss from one kernel, rows and kernels missing,
 # "nan" values, rows of two runs in one file, honest sizing with a layout missing, and the CLI
 # and billion-URL runs at other sizes. usage: targets_test.sh
 set -u
 
 SRC=$(cd "$(dirname "$0")/../../bench" && pwd)
-BASE=$SRC/results-epyc
+BASE=$(cd "$(dirname "$0")" && pwd)/targets-base # fixed: kept runs in bench/ do not move it
 T=$(mktemp -d "${TMPDIR:-/tmp}/bloomline-targets.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 PASS=0
 FAIL=0
 
-# fresh: the CSVs of results-epyc (and the Xeon's scale.csv) in $T/c, to edit.
+# fresh: the base CSVs in $T/c, to edit.
 fresh() {
     rm -rf "$T/c"
     mkdir -p "$T/c"
-    cp "$BASE"/{filters,fpr_bpk,fpr_p,fpr_space,cli}.csv "$SRC/results/scale.csv" "$T/c/"
+    cp "$BASE"/{filters,fpr_bpk,fpr_p,fpr_space,cli,scale}.csv "$T/c/"
 }
 # set FILE KEY COLUMN VALUE: in the rows whose first fields are KEY (comma-separated), column
 # COLUMN (1-based) becomes VALUE.
