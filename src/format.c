@@ -196,6 +196,16 @@ uint64_t bl_format_prefix_bytes(uint32_t nstages)
 
 /* ---- Reading -------------------------------------------------------------------------------- */
 
+/* A chain's fields as the filter bl_scalable_* reads them to decide its stages. */
+static bl_filter chain_fields(const bl_format_header *h)
+{
+    return (bl_filter){.layout = BL_LAYOUT_SCALABLE,
+                       .design_keys = h->design_keys,
+                       .design_fpp = h->design_fpp,
+                       .growth = h->growth,
+                       .tightening = h->tightening};
+}
+
 bl_status bl_format_decode_header(const uint8_t *buf, size_t avail, uint64_t total,
                                   bl_format_header *h)
 {
@@ -260,6 +270,13 @@ bl_status bl_format_decode_header(const uint8_t *buf, size_t avail, uint64_t tot
     }
     if (!fpp_valid(h->design_fpp))
         return BL_E_BAD_GEOMETRY;
+    /* A chain with no stage must be able to make its first, as bl_create does: a header field,
+     * checked here with the others (FORMAT.md's step 4), before the table checksum. */
+    if (h->layout == BL_LAYOUT_SCALABLE && h->nstages == 0) {
+        const bl_filter chain = chain_fields(h);
+        if (!bl_scalable_can_grow(&chain))
+            return BL_E_BAD_GEOMETRY;
+    }
     if (bl_format_prefix_bytes(h->nstages) > h->file_size)
         return BL_E_BAD_GEOMETRY;
     if (bl_format_prefix_bytes(h->nstages) > total)
@@ -319,17 +336,10 @@ static bl_status check_stage(const bl_format_header *h, const uint8_t *r, const 
 /* A chain's stages against its fields, which decide how many keys each add puts in its newest
  * stage: every stage holds what the fields give it (bl_scalable_walk_stage), and the header's
  * count is the stages' (a union sums both alike, held at UINT64_MAX). Stage counts may exceed
- * their capacity: a union leaves them so, and a full newest stage only makes the next one. A
- * chain with no stage must be able to make its first, as bl_create does. */
+ * their capacity: a union leaves them so, and a full newest stage only makes the next one. */
 static bl_status check_chain(const bl_format_header *h, const uint8_t *table)
 {
-    bl_filter chain = {.layout = BL_LAYOUT_SCALABLE,
-                       .design_keys = h->design_keys,
-                       .design_fpp = h->design_fpp,
-                       .growth = h->growth,
-                       .tightening = h->tightening};
-    if (h->nstages == 0 && !bl_scalable_can_grow(&chain))
-        return BL_E_BAD_GEOMETRY;
+    bl_filter chain = chain_fields(h);
     bl_scalable_walk walk;
     bl_scalable_walk_start(&chain, &walk);
     uint64_t keys = 0;
