@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,12 +26,39 @@ int cli_usage_error(const char *fmt, ...)
     return CLI_EXIT_ERROR;
 }
 
-int cli_bad_option(int opt, const char *arg)
+/* The long option `arg` names ("--name" or "--name=value"; getopt_long also takes a name's
+ * unique prefix), or NULL. */
+static const struct option *long_option_named(const char *arg, const struct option *longopts)
 {
-    /* a long option is named as given: getopt's optopt holds its short twin ('--fpp' read '-p') */
-    const bool is_long = arg != NULL && strncmp(arg, "--", 2) == 0;
-    if (opt != 0 && !is_long)
+    const size_t len = strcspn(arg + 2, "=");
+    const struct option *prefix_of = NULL;
+    size_t prefixes = 0;
+    for (const struct option *o = longopts; o != NULL && o->name != NULL; o++) {
+        if (strncmp(o->name, arg + 2, len) != 0)
+            continue;
+        if (strlen(o->name) == len)
+            return o;
+        prefix_of = o;
+        prefixes++;
+    }
+    return prefixes == 1 ? prefix_of : NULL;
+}
+
+int cli_bad_option(int opt, const char *arg, const struct option *longopts)
+{
+    /* getopt reports the short or long option it stopped at only through optopt and the argument
+     * before optind. A long one is named as given (optopt holds its short twin: '--fpp' read
+     * '-p'); but a bad letter inside a bundle ('-Xq') leaves optind on the bundle, so the
+     * argument before it may be a good long option ("--quiet") that is not the one at fault. */
+    const struct option *o = NULL;
+    if (arg != NULL && strncmp(arg, "--", 2) == 0)
+        o = long_option_named(arg, longopts);
+    if (opt != 0 && (o == NULL || o->val != opt))
         return cli_usage_error("option '-%c' is unknown or needs a value", opt);
+    if (o != NULL && o->has_arg == no_argument && strchr(arg, '=') != NULL)
+        return cli_usage_error("option '--%s' takes no value", o->name);
+    if (o != NULL && o->has_arg == required_argument)
+        return cli_usage_error("option '--%s' needs a value", o->name);
     return cli_usage_error("option '%s' is unknown or needs a value", arg ? arg : "?");
 }
 

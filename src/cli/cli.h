@@ -111,8 +111,10 @@ void cli_common_init(cli_common *cm);
 /* 1: the option was one of the common ones, 0: not, -1: bad value (reported). */
 int cli_common_option(cli_common *cm, int opt, const char *arg);
 int cli_common_finish(cli_common *cm);
-/* getopt error report: unknown option or missing argument. */
-int cli_bad_option(int optopt_char, const char *arg);
+/* getopt error report: unknown option, missing value or a value a flag does not take. Call it
+ * with optopt, argv[optind - 1] and the command's long options. */
+struct option;
+int cli_bad_option(int optopt_char, const char *arg, const struct option *longopts);
 /* The help text of a command (NULL if unknown); main.c owns the texts. */
 const char *cli_help_text(const char *cmd);
 int cli_print_help(const char *cmd);

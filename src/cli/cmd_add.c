@@ -178,7 +178,7 @@ static int add_or_remove(int argc, char **argv, bool remove)
             continue;
         if (c == 'h')
             return cli_print_help(cmd);
-        return cli_bad_option(optopt, argv[optind - 1]);
+        return cli_bad_option(optopt, argv[optind - 1], add_longopts);
     }
     if (cli_common_finish(&cm) != 0)
         return CLI_EXIT_ERROR;

@@ -99,7 +99,7 @@ static int parse(int argc, char **argv, build_opts *o)
                 return -1;
             break;
         case 'h': return 1;
-        default: cli_bad_option(optopt, argv[optind - 1]); return -1;
+        default: cli_bad_option(optopt, argv[optind - 1], build_longopts); return -1;
         }
     }
     if (cli_check_output(o->out, "FILTER") != 0)

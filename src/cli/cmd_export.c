@@ -61,7 +61,7 @@ int cli_cmd_export(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'F': format = optarg; break;
         case 'h': return cli_print_help("export");
-        default: return cli_bad_option(optopt, argv[optind - 1]);
+        default: return cli_bad_option(optopt, argv[optind - 1], export_longopts);
         }
     }
     bl_foreign_format fmt;

@@ -96,7 +96,7 @@ int cli_cmd_import(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'F': format = optarg; break;
         case 'h': return cli_print_help("import");
-        default: return cli_bad_option(optopt, argv[optind - 1]);
+        default: return cli_bad_option(optopt, argv[optind - 1], import_longopts);
         }
     }
     bl_foreign_format fmt;

@@ -80,8 +80,13 @@ static void print_json(const char *path, const bl_info *in, const char *here, co
            in->layout_name);
     printf("  \"bits\": %llu,\n  \"bytes\": %zu,\n  \"blocks\": %llu,\n  \"k\": %u,\n",
            (unsigned long long)in->bits, in->bytes, (unsigned long long)in->blocks, in->k);
-    printf("  \"design_keys\": %llu,\n  \"design_fpp\": %.17g,\n",
-           (unsigned long long)in->design_keys, in->design_fpp);
+    /* null where the text says "unknown" (imported filters keep no design): a 0 read as a
+     * real design would make every fill look like an overload */
+    if (in->design_keys)
+        printf("  \"design_keys\": %llu,\n  \"design_fpp\": %.17g,\n",
+               (unsigned long long)in->design_keys, in->design_fpp);
+    else
+        printf("  \"design_keys\": null,\n  \"design_fpp\": null,\n");
     if (in->keys_known)
         printf("  \"keys_added\": %llu,\n", (unsigned long long)in->keys_added);
     else
@@ -175,7 +180,7 @@ int cli_cmd_info(int argc, char **argv)
         switch (c) {
         case 'j': json = true; break;
         case 'h': return cli_print_help("info");
-        default: return cli_bad_option(optopt, argv[optind - 1]);
+        default: return cli_bad_option(optopt, argv[optind - 1], info_longopts);
         }
     }
     if (optind + 1 != argc)

@@ -53,7 +53,7 @@ int cli_cmd_merge(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'h': return cli_print_help(argv[0]);
-        default: return cli_bad_option(optopt, argv[optind - 1]);
+        default: return cli_bad_option(optopt, argv[optind - 1], merge_longopts);
         }
     }
     if (cli_check_output(out, "OUT") != 0)

@@ -132,7 +132,7 @@ int cli_cmd_query(int argc, char **argv)
         case 'c': count_only = true; break;
         case OPT_NO_VERIFY: verify = false; break;
         case 'h': return cli_print_help("query");
-        default: return cli_bad_option(optopt, argv[optind - 1]);
+        default: return cli_bad_option(optopt, argv[optind - 1], query_longopts);
         }
     }
     if (cli_common_finish(&cm) != 0)

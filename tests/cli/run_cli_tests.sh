@@ -797,6 +797,8 @@ if [ -f "$GOLDEN_PARQUET" ]; then
     check "imported parquet: all four keys" cmp -s out pq.txt
     "$B" info pj.blf > info_pj
     check "imported: keys unknown" grep -q "^keys added: *unknown" info_pj
+    "$B" info --json pj.blf > info_pj
+    check "imported: no design in JSON" grep -q '"design_keys": null,' info_pj
 else
     bad "golden parquet file missing: $GOLDEN_PARQUET"
 fi
@@ -1111,6 +1113,14 @@ expect_error "BLOOMLINE_KERNEL unknown" "BLOOMLINE_KERNEL=bogus: no such kernel"
     env BLOOMLINE_KERNEL=bogus "$B" import --format guava cl.guava -o x.blf
 check "BLOOMLINE_KERNEL unknown: the file is not blamed" test "$(grep -c 'not a valid' err)" = 0
 expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
+# The option at fault is named: a bad letter inside a bundle ('-Xc') was reported as the good
+# long option before it; a long option's missing value or a value it does not take by its name.
+expect_error "bad letter in a bundle" "option '-X' is unknown" "$B" query --count -Xc f.blf pos.txt
+expect_error "bad letter after --opt=value" "option '-X' is unknown" \
+    "$B" build --output=x.blf -Xq pos.txt
+expect_error "long option without its value" "option '--fpp' needs a value" \
+    "$B" build -o x.blf pos.txt --fpp
+expect_error "flag given a value" "option '--json' takes no value" "$B" info --json=1 f.blf
 expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
 # An empty -o is named as such, not taken for a fault of the filter (export blamed the size of
 # a well-sized Parquet bitset) or reported as a bare "invalid argument".
