@@ -417,8 +417,9 @@ BL_API unsigned bl_format_version(void);
  * BLOOMLINE_KERNEL names one that is unknown or unsupported here, they fail with
  * BL_E_UNSUPPORTED, as bl_create does. */
 
-/* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. A
- * symlink at path is replaced, not followed. A path that is, or links to, anything but a regular
+/* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. A file
+ * replaced keeps its permissions, and its owner and group where the process may give them (root
+ * may; others may keep a group of theirs). A symlink at path is replaced, not followed. A path that is, or links to, anything but a regular
  * file (a directory, a device, a FIFO) is refused with BL_E_IO (errno EISDIR or EINVAL) and left
  * alone: write bl_serialize's bytes into such a stream instead. A process killed during the save
  * leaves the target as it was and the temporary (its name plus ".<pid>.<n>.tmp") beside it; the

@@ -48,22 +48,31 @@ bool bl_write_all(int fd, const uint8_t *p, size_t n)
 /* No permissions to keep: nothing regular is there (no mode has bits past 07777). */
 #define NO_MODE ((mode_t)-1)
 
+/* What a replaced file keeps: its permissions and owner. */
+typedef struct {
+    mode_t mode; /* NO_MODE: no regular file there */
+    uid_t uid;
+    gid_t gid;
+} kept_attrs;
+
 /* Whether a save may rename over path: nothing there, a regular file, or a symlink to one or to
  * nothing (replaced, not followed: following it would let a link planted in a shared directory
  * steer the rename onto any file, past the kernel's checks on opening through links). Anything
  * else, itself or behind a link, is refused (errno EISDIR or EINVAL) and left alone: renaming
  * over it turned a device or a FIFO into a plain file (/dev/null, /dev/stdout for root).
- * *mode: the permissions of the regular file replaced, which the new one keeps, or NO_MODE. */
-static bool replaceable(const char *path, mode_t *mode)
+ * *kept: the permissions and owner of the regular file replaced, which the new one keeps. */
+static bool replaceable(const char *path, kept_attrs *kept)
 {
     struct stat st;
-    *mode = NO_MODE;
+    kept->mode = NO_MODE;
     if (lstat(path, &st) != 0)
         return errno == ENOENT;
     if (S_ISLNK(st.st_mode) && stat(path, &st) != 0)
         return true; /* a dangling link, or a loop of links */
     if (S_ISREG(st.st_mode)) {
-        *mode = st.st_mode & 07777; /* a private file stays private */
+        *kept = (kept_attrs){.mode = st.st_mode & 07777, /* a private file stays private */
+                             .uid = st.st_uid,
+                             .gid = st.st_gid};
         return true;
     }
     errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
@@ -124,8 +133,8 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
 {
     if (path == NULL || *path == '\0')
         return BL_E_INVALID;
-    mode_t mode;
-    if (!replaceable(path, &mode))
+    kept_attrs kept;
+    if (!replaceable(path, &kept))
         return BL_E_IO;
     const size_t tmp_cap = strlen(path) + 64;
     char *tmp = malloc(tmp_cap + strlen(path) + 2); /* and the directory's name after it */
@@ -136,8 +145,14 @@ bl_status bl_replace_file(const char *path, bl_file_writer write, const void *ct
         free(tmp);
         return BL_E_IO;
     }
-    if (mode != NO_MODE)
-        (void)fchmod(fd, mode);
+    if (kept.mode != NO_MODE) {
+        /* Best effort, owner first (a chown clears set-id bits): root adding keys to another
+         * user's filter left it root's; others may only give it a group of theirs (EPERM else,
+         * and the file is theirs as any new file would be). */
+        if (kept.uid != geteuid() || kept.gid != getegid())
+            (void)fchown(fd, kept.uid, kept.gid);
+        (void)fchmod(fd, kept.mode);
+    }
     bl_status st = write(fd, ctx);
     if (st == BL_OK && fsync(fd) != 0)
         st = BL_E_IO;

@@ -148,6 +148,15 @@ static void test_save_replaces_and_keeps_mode(void **state)
     assert_int_equal(bl_load(&g, path), BL_OK);
     ft_assert_same(b, g);
     assert_int_equal(count_files(".tmp"), 0);
+    /* Root replacing another user's file leaves it theirs (it became root's). */
+    if (geteuid() == 0) {
+        assert_int_equal(chown(path, 12345, 23456), 0);
+        assert_int_equal(bl_save(a, path), BL_OK);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_uid, 12345);
+        assert_int_equal(st.st_gid, 23456);
+        assert_int_equal(st.st_mode & 07777, 0640);
+    }
     bl_free(a);
     bl_free(b);
     bl_free(g);
