@@ -79,7 +79,8 @@ static inline __mmask8 bl_sim_mm512_cmpge_epu64_mask(__m512i a, __m512i b)
     return bl_sim_mm512_mask_cmpge_epu64_mask(0xff, a, b);
 }
 /* Gathers: lane i of out (lane_bytes wide, holding src's lanes) reads base + index[i] * scale
- * where mask bit i is set. */
+ * where mask bit i is set. The address is formed in integers, as the instruction forms it: the
+ * XXH64 tail gathers from absolute addresses with base NULL, and NULL + offset is undefined. */
 static inline void bl_sim_gather8(void *out, size_t lane_bytes, __mmask8 k, __m512i index,
                                   const void *base, int scale)
 {
@@ -87,7 +88,8 @@ static inline void bl_sim_gather8(void *out, size_t lane_bytes, __mmask8 k, __m5
     memcpy(idx, &index, sizeof idx);
     for (unsigned i = 0; i < 8; i++)
         if (k >> i & 1)
-            memcpy((char *)out + i * lane_bytes, (const char *)base + idx[i] * scale, lane_bytes);
+            memcpy((char *)out + i * lane_bytes,
+                   (const void *)((uintptr_t)base + (uintptr_t)(idx[i] * scale)), lane_bytes);
 }
 static inline __m256i bl_sim_mm512_mask_i64gather_epi32(__m256i src, __mmask8 k, __m512i index,
                                                         const void *base, int scale)
