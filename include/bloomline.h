@@ -419,13 +419,14 @@ BL_API unsigned bl_format_version(void);
 
 /* Save atomically: temp file in the same directory, fsync, rename, fsync the directory. A file
  * replaced keeps its permissions, and its owner and group where the process may give them (root
- * may; others may keep a group of theirs). A symlink at path is replaced, not followed. A path that is, or links to, anything but a regular
- * file (a directory, a device, a FIFO) is refused with BL_E_IO (errno EISDIR or EINVAL) and left
- * alone: write bl_serialize's bytes into such a stream instead. A process killed during the save
- * leaves the target as it was and the temporary (its name plus ".<pid>.<n>.tmp") beside it; the
- * bloomline command holds SIGINT, SIGTERM, SIGHUP and SIGQUIT until the save is done. Past a
- * file size limit (RLIMIT_FSIZE) the kernel sends SIGXFSZ, which kills by default: a process
- * that ignores it (as the command does) gets BL_E_IO with errno EFBIG, the temporary removed.
+ * may; others may keep a group of theirs). A symlink at path is replaced, not followed. A path
+ * that is, or links to, anything but a regular file (a directory, a device, a FIFO) is refused
+ * with BL_E_IO (errno EISDIR or EINVAL) and left alone: write bl_serialize's bytes into such a
+ * stream instead. A process killed during the save leaves the target as it was and the
+ * temporary (its name plus ".<pid>.<n>.tmp") beside it; the bloomline command holds SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT until the save is done. Past a file size limit (RLIMIT_FSIZE) the
+ * kernel sends SIGXFSZ, which kills by default: a process that ignores it (as the command does)
+ * gets BL_E_IO with errno EFBIG, the temporary removed.
  * Every failure (BL_E_IO, BL_E_NOMEM, ...) leaves the old file (or none). The one exception is
  * the last step's, with its own status: BL_E_NOT_DURABLE says the rename is done and only the
  * directory's fsync failed, so the new file is in place but a crash may undo it. Its directory
