@@ -249,6 +249,7 @@ void cli_common_init(cli_common *cm)
     memset(cm, 0, sizeof *cm);
     cm->field.delim = '\t';
     cm->eol = '\n';
+    cm->max_line = CLI_MAX_LINE_DEFAULT;
 }
 
 int cli_common_option(cli_common *cm, int opt, const char *arg)
@@ -266,6 +267,11 @@ int cli_common_option(cli_common *cm, int opt, const char *arg)
         return cli_parse_delim(arg, &cm->field.delim) == 0 ? 1 : -1;
     case 'q': cm->quiet = true; return 1;
     case 'z': cm->eol = '\0'; return 1;
+    case CLI_OPT_MAX_LINE:
+        return cli_parse_u64("--max-line", arg, CLI_MAX_LINE_LEAST, (uint64_t)1 << 40,
+                             &cm->max_line) == 0
+                   ? 1
+                   : -1;
     default: return 0;
     }
 }

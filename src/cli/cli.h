@@ -21,6 +21,13 @@
  * memory stays constant and the first output appears quickly. */
 #define CLI_CHUNK_BYTES (2u << 20)
 
+/* The longest line (record) an input may have, --max-line. A line is held whole in memory, so
+ * without a bound a stream with no newline in it (/dev/zero, a binary file) grew the buffer
+ * until the kernel killed the process. Lines shorter than a chunk are never tested one by one,
+ * hence the least value. */
+#define CLI_MAX_LINE_DEFAULT ((uint64_t)64 << 20)
+#define CLI_MAX_LINE_LEAST ((uint64_t)CLI_CHUNK_BYTES)
+
 /* ---- util.c: messages, memory, whole-file I/O --------------------------------------------- */
 
 extern const char *cli_cmd; /* "build", "query", ...: prefixes messages */
@@ -105,8 +112,12 @@ typedef struct cli_common {
     bool delim_set;
     bool quiet;
     unsigned char eol; /* the byte that ends a record: '\n', or NUL with -z */
+    uint64_t max_line; /* --max-line */
 } cli_common;
 #define CLI_COMMON_SHORTOPTS "t:f:d:qz"
+/* The long-only common option's code, above every command's own. */
+enum { CLI_OPT_MAX_LINE = 512 };
+#define CLI_COMMON_LONGOPT_MAX_LINE {"max-line", required_argument, NULL, CLI_OPT_MAX_LINE}
 void cli_common_init(cli_common *cm);
 /* 1: the option was one of the common ones, 0: not, -1: bad value (reported). */
 int cli_common_option(cli_common *cm, int opt, const char *arg);
@@ -190,11 +201,15 @@ typedef struct cli_reader {
     size_t carry_len, carry_cap;
     uint64_t bytes;
     unsigned char eol; /* the line terminator, fixed for the run; each chunk carries a copy */
+    uint64_t max_line; /* a longer line is an input error (CLI_MAX_LINE_DEFAULT) */
+    bool skipping;     /* a stream's line was too long: its rest is being read past */
 } cli_reader;
 
-/* eol: the byte lines end with ('\n', or NUL for -z). */
+/* eol: the byte lines end with ('\n', or NUL for -z); max_line: the longest line taken (at least
+ * CLI_MAX_LINE_LEAST). A longer line is reported and counted in errors; with keep_going it is
+ * passed over and the lines after it read, else reading stops there. */
 void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going,
-                     unsigned char eol);
+                     unsigned char eol, uint64_t max_line);
 /* Install the SIGBUS handler for truncated mappings (reader.c), once, before any file is mapped. */
 void cli_catch_sigbus(void);
 /* A file mapped whole, [map, map + len), as input NAME: a read past its end once it shrank ends
@@ -264,9 +279,10 @@ int cli_run(cli_job *job);
 /* ---- count.c: the line count that sizes a build ---------------------------------------------- */
 
 /* Count the lines (ended by eol) of regular files with the worker threads. 0: counted; 1: an
- * input is a stream (*regular false, nothing read); -1: a bad input (reported). */
+ * input is a stream (*regular false, nothing read); -1: a bad input, a line longer than max_line
+ * among them (reported). */
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigned char eol,
-                    uint64_t *lines, bool *regular);
+                    uint64_t max_line, uint64_t *lines, bool *regular);
 /* The bytes of p[0, n) equal to eol (SWAR, eight at a time; tests/cli/test_cli_count.c). */
 uint64_t cli_count_eol(const unsigned char *p, size_t n, unsigned char eol);
 
@@ -278,6 +294,7 @@ typedef struct cli_feed_opts {
     size_t ninputs;
     cli_field field;
     unsigned char eol; /* the line terminator */
+    uint64_t max_line; /* the longest line taken */
     unsigned threads;
     bool quiet;
     uint64_t *absent; /* remove (counting filters) when not NULL: counts keys not in the filter */

@@ -18,6 +18,7 @@ static const struct option add_longopts[] = {
     {"delimiter", required_argument, NULL, 'd'},
     {"quiet", no_argument, NULL, 'q'},
     {"null-data", no_argument, NULL, 'z'},
+    CLI_COMMON_LONGOPT_MAX_LINE,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -150,8 +151,15 @@ static int change_filter(const char *path, bool remove, const cli_common *cm,
         return CLI_EXIT_ERROR;
     }
     uint64_t fed = 0, absent = 0;
-    cli_feed_opts fo = {info.layout, inputs, ninputs, cm->field, cm->eol, cm->threads, cm->quiet,
-                        remove ? &absent : NULL};
+    cli_feed_opts fo = {.layout = info.layout,
+                        .inputs = inputs,
+                        .ninputs = ninputs,
+                        .field = cm->field,
+                        .eol = cm->eol,
+                        .max_line = cm->max_line,
+                        .threads = cm->threads,
+                        .quiet = cm->quiet,
+                        .absent = remove ? &absent : NULL};
     int rc = cli_feed(f, &fo, &fed);
     if (rc == 0)
         rc = cli_save_filter(f, path);

@@ -27,6 +27,7 @@ static const struct option build_longopts[] = {
     {"delimiter", required_argument, NULL, 'd'},
     {"quiet", no_argument, NULL, 'q'},
     {"null-data", no_argument, NULL, 'z'},
+    CLI_COMMON_LONGOPT_MAX_LINE,
     {"seed", required_argument, NULL, OPT_SEED},
     {"bits", required_argument, NULL, OPT_BITS},
     {"hashes", required_argument, NULL, 'k'},
@@ -129,7 +130,8 @@ static int size_input(const build_opts *o, char *const *inputs, size_t n, uint64
     }
     uint64_t lines;
     bool regular;
-    int rc = cli_count_lines(inputs, n, o->cm.threads, o->cm.eol, &lines, &regular);
+    int rc = cli_count_lines(inputs, n, o->cm.threads, o->cm.eol, o->cm.max_line, &lines,
+                             &regular);
     if (rc < 0)
         return -1;
     *keys = regular ? (lines ? lines : 1) : 0;
@@ -276,8 +278,14 @@ int cli_cmd_build(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     warn_useless_design(&o, f, keys);
-    cli_feed_opts fo = {layout, inputs, ninputs, o.cm.field, o.cm.eol, o.cm.threads, o.cm.quiet,
-                        NULL};
+    cli_feed_opts fo = {.layout = layout,
+                        .inputs = inputs,
+                        .ninputs = ninputs,
+                        .field = o.cm.field,
+                        .eol = o.cm.eol,
+                        .max_line = o.cm.max_line,
+                        .threads = o.cm.threads,
+                        .quiet = o.cm.quiet};
     int rc = cli_feed(f, &fo, NULL);
     if (rc == 0)
         rc = cli_save_filter(f, o.out);

@@ -19,6 +19,7 @@ static const struct option query_longopts[] = {
     {"delimiter", required_argument, NULL, 'd'},
     {"quiet", no_argument, NULL, 'q'},
     {"null-data", no_argument, NULL, 'z'},
+    CLI_COMMON_LONGOPT_MAX_LINE,
     {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -173,7 +174,7 @@ int cli_cmd_query(int argc, char **argv)
     x.progress = &prog;
     cli_reader rd;
     /* Like grep, a bad input is reported and the others are still searched. */
-    cli_reader_init(&rd, inputs, ninputs, true, cm.eol);
+    cli_reader_init(&rd, inputs, ninputs, true, cm.eol, cm.max_line);
     cli_job job = {.reader = &rd,
                    .threads = cm.threads,
                    .process = query_process,

@@ -74,7 +74,7 @@ static bool stdin_is_empty_file(void)
 }
 
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigned char eol,
-                    uint64_t *lines, bool *regular)
+                    uint64_t max_line,                     uint64_t *lines, bool *regular)
 {
     *lines = 0;
     *regular = true;
@@ -117,7 +117,7 @@ int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigne
     }
     count_ctx x = {0};
     cli_reader rd;
-    cli_reader_init(&rd, once, nonce, false, eol);
+    cli_reader_init(&rd, once, nonce, false, eol, max_line);
     rd.peek = true;
     /* Counting reads the input without consuming it: regular files are read at offsets. */
     cli_job job = {.reader = &rd, .threads = threads, .process = count_process, .ctx = &x};

@@ -94,7 +94,7 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
     cli_progress_init(&prog, o->quiet, cli_inputs_size(o->inputs, o->ninputs));
     x.progress = &prog;
     cli_reader rd;
-    cli_reader_init(&rd, o->inputs, o->ninputs, false, o->eol);
+    cli_reader_init(&rd, o->inputs, o->ninputs, false, o->eol, o->max_line);
     cli_job job = {.reader = &rd,
                    .threads = o->threads,
                    .process = feed_process,

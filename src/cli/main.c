@@ -31,6 +31,8 @@ static const char overview[] =
     "them (-f N, split on -d DELIM, default tab); keys are bytes, NUL bytes included.\n"
     "With -z (--null-data: build, add, remove, query) records end at a NUL byte instead\n"
     "and are taken as they are, newlines and a trailing \\r included (find -print0).\n"
+    "A line longer than --max-line BYTES (default 64 MiB, at least 2 MiB; K M G T are\n"
+    "powers of 1000) is an error: build, add and remove stop, query passes over it.\n"
     "INPUT is files or '-' (standard input, the default). A FILTER to read is a regular\n"
     "file (mapped or read at offsets), not a pipe: save a stream to a file first. Exit\n"
     "status: 0 success (query: a line was selected), 1 query selected nothing, 2 error;\n"
@@ -70,6 +72,7 @@ static const char help_build[] =
     "  -z, --null-data         records end at a NUL byte, not a newline, and are taken as they\n"
     "                          are (a newline or a \\r before the NUL is part of the key);\n"
     "                          without -n, NULs are counted. -d \\0 is refused with it\n"
+    "      --max-line BYTES    a longer line is an error (default 64 MiB, at least 2 MiB)\n"
     "      --seed S            hash seed (default 0; part of the filter's identity; Parquet and\n"
     "                          Guava exports need 0)\n"
     "      --bits M            size in bits, rounded up to whole lines (512 bits), sbbf blocks\n"
@@ -91,6 +94,7 @@ static const char help_add[] =
     "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
     "  -z, --null-data     records end at a NUL byte, not a newline, and are taken as they\n"
     "                      are (a newline or a \\r before the NUL is part of the key)\n"
+    "      --max-line B    a longer line is an error (default 64 MiB, at least 2 MiB)\n"
     "  -q, --quiet         no progress line\n";
 
 static const char help_remove[] =
@@ -109,6 +113,7 @@ static const char help_remove[] =
     "  -d, --delimiter D   a byte, tab, space, \\t, \\0, \\\\, \\xHH (default tab)\n"
     "  -z, --null-data     records end at a NUL byte, not a newline, and are taken as they\n"
     "                      are (a newline or a \\r before the NUL is part of the key)\n"
+    "      --max-line B    a longer line is an error (default 64 MiB, at least 2 MiB)\n"
     "  -q, --quiet         no progress line\n";
 
 static const char help_query[] =
@@ -117,6 +122,7 @@ static const char help_query[] =
     "\n"
     "Print every input line whose key may be in the filter, unchanged (CR LF and all) and in\n"
     "input order, as it goes (memory bounded by the longest line, whatever the input size).\n"
+    "A line longer than --max-line is reported and passed over; the status is then 2.\n"
     "The filter is mapped read-only and its checksum verified first.\n"
     "\n"
     "  -v, --invert-match  print the lines whose key is certainly not in the filter; an empty\n"
@@ -130,6 +136,7 @@ static const char help_query[] =
     "                      are (a newline or a \\r before the NUL is part of the key); the\n"
     "                      selected ones are printed with their NUL, as grep -z (-c's counts\n"
     "                      still end in newlines). -d \\0 is refused with it\n"
+    "      --max-line B    the longest line (default 64 MiB, at least 2 MiB)\n"
     "      --no-verify     skip the payload checksum (for very large filters)\n"
     "  -q, --quiet         no progress line (shown only when stderr is a terminal and the\n"
     "                      lines are not printed on one)\n"

@@ -96,7 +96,7 @@ void cli_catch_sigbus(void)
 }
 
 void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep_going,
-                     unsigned char eol)
+                     unsigned char eol, uint64_t max_line)
 {
     memset(r, 0, sizeof *r);
     r->paths = paths;
@@ -104,6 +104,7 @@ void cli_reader_init(cli_reader *r, char *const *paths, size_t npaths, bool keep
     r->fd = -1;
     r->keep_going = keep_going;
     r->eol = eol;
+    r->max_line = max_line;
     r->refused = cli_malloc(npaths * sizeof *r->refused);
     memset(r->refused, 0, npaths * sizeof *r->refused);
     if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -224,6 +225,23 @@ static void close_current(cli_reader *r)
     r->fd = -1;
     r->cur++;
     r->carry_len = 0;
+    r->skipping = false;
+}
+
+/* A line of input `file` longer than --max-line: an input error, reported. With keep_going the
+ * line is passed over (true), else reading stops (false). Any thread. */
+static bool chunk_line_too_long(cli_reader *r, size_t file)
+{
+    cli_error("%s: a line is longer than %llu bytes (--max-line)",
+              cli_input_name(r->paths[file]), (unsigned long long)r->max_line);
+    __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+    return r->keep_going;
+}
+
+/* The same, in the stream being read (under the reader's lock). */
+static bool line_too_long(cli_reader *r)
+{
+    return chunk_line_too_long(r, r->cur);
 }
 
 /* On a pipe or terminal, hand over what we have as soon as the writer pauses, so that a slow
@@ -242,10 +260,52 @@ static void reserve(cli_chunk *c, size_t need)
     }
 }
 
+/* Read a stream past the end of a line too long to hold, to where the next line starts, which is
+ * carried over to the next chunk. 1: there, 0: the input ended (closed), -1: stop. */
+static int skip_rest_of_line(cli_reader *r, cli_chunk *c)
+{
+    reserve(c, CLI_CHUNK_BYTES);
+    for (;;) {
+        if (!wait_input(r))
+            return -1;
+        ssize_t got = read(r->fd, c->buf, c->cap);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            cli_error("%s: read error: %s", cli_input_name(r->paths[r->cur]), strerror(errno));
+            __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+            close_current(r);
+            return r->keep_going ? 0 : -1;
+        }
+        if (got == 0) {
+            close_current(r);
+            return 0;
+        }
+        r->bytes += (uint64_t)got;
+        const char *nl = memchr(c->buf, r->eol, (size_t)got);
+        if (nl != NULL) {
+            r->skipping = false;
+            r->carry_len = (size_t)(c->buf + got - (nl + 1));
+            if (r->carry_len > r->carry_cap) {
+                r->carry_cap = r->carry_len;
+                r->carry = cli_realloc(r->carry, r->carry_cap);
+            }
+            memcpy(r->carry, nl + 1, r->carry_len);
+            return 1;
+        }
+    }
+}
+
 /* A stream: read under the reader's lock, whole lines only, the partial last line carried over
- * to the next chunk. */
+ * to the next chunk. 1: a chunk, 0: the input ended, -1: stop, 2: nothing yet (a line too long
+ * was dropped): call again. */
 static int next_from_stream(cli_reader *r, cli_chunk *c)
 {
+    if (r->skipping) {
+        const int s = skip_rest_of_line(r, c);
+        if (s <= 0)
+            return s;
+    }
     reserve(c, r->carry_len + CLI_CHUNK_BYTES);
     if (r->carry_len)
         memcpy(c->buf, r->carry, r->carry_len);
@@ -257,8 +317,15 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
         if (len == c->cap) {
             if (nl != NULL)
                 break;
-            /* One line longer than the buffer: grow; memory follows the longest line. */
-            reserve(c, c->cap * 2);
+            /* The buffer holds one line, not yet ended: grow, up to --max-line (and one byte
+             * more, to know that the line is longer). */
+            if (len > r->max_line) {
+                if (!line_too_long(r))
+                    return -1;
+                r->skipping = true;
+                return 2;
+            }
+            reserve(c, c->cap * 2 < r->max_line + 1 ? c->cap * 2 : (size_t)r->max_line + 1);
         }
         if (!wait_input(r))
             return -1; /* stopping: what was read goes unprocessed, as later input would */
@@ -289,12 +356,32 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
         close_current(r);
         return r->keep_going ? 0 : -1;
     }
-    if (eof) {
-        close_current(r);
-        c->len = len; /* the last line may lack its newline: it is a line all the same */
-        return len > 0 ? 1 : 0;
+    /* Only the first line (begun in the carried part, or alone in a buffer that grew) and, at the
+     * end, an unended last one can be too long: the others lie in what was read past the first
+     * newline, a chunk at most or what the buffer grew by, within --max-line (at least a chunk). */
+    size_t start = 0;
+    if (nl != NULL) {
+        const char *first = memchr(c->buf, r->eol, len);
+        if ((size_t)(first - c->buf) > r->max_line) {
+            if (!line_too_long(r))
+                return -1;
+            start = (size_t)(first + 1 - c->buf);
+        }
     }
-    const size_t keep = (size_t)(nl + 1 - c->buf);
+    const size_t keep = nl != NULL ? (size_t)(nl + 1 - c->buf) : 0;
+    c->data = c->buf + start;
+    if (eof) {
+        /* the last line may lack its newline: it is a line all the same */
+        size_t end = len;
+        if (len - keep > r->max_line) {
+            if (!line_too_long(r))
+                return -1;
+            end = keep;
+        }
+        close_current(r);
+        c->len = end > start ? end - start : 0;
+        return c->len > 0 ? 1 : 0;
+    }
     r->carry_len = len - keep;
     if (r->carry_len > r->carry_cap) {
         r->carry_cap = r->carry_len * 2;
@@ -302,7 +389,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
     }
     if (r->carry_len)
         memcpy(r->carry, c->buf + keep, r->carry_len);
-    c->len = keep;
+    c->len = keep - start;
     return 1;
 }
 
@@ -319,6 +406,8 @@ int cli_reader_next(cli_reader *r, cli_chunk *c)
         }
         if (r->file == NULL) {
             int rc = next_from_stream(r, c);
+            if (rc == 2)
+                continue;
             if (rc != 0)
                 return rc;
             continue; /* end of this input (or a reported error we go past) */
@@ -453,6 +542,22 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
         }
         const size_t i = span - 1; /* the last line ends at the first newline from here */
         const char *p = got > i ? memchr(b + i, r->eol, got - i) : NULL;
+        /* Lines inside the range are shorter than a chunk: only the last one can be too long. */
+        const size_t last_end = p != NULL ? (size_t)(p - b) : got;
+        if (last_end - s > r->max_line) {
+            const char *q = i > s ? memrchr(b + s, r->eol, i - s) : NULL;
+            const size_t last = q != NULL ? (size_t)(q + 1 - b) : s; /* where it starts */
+            if (last_end - last > r->max_line) {
+                const bool go_on = chunk_line_too_long(r, c->file);
+                c->data = b + s;
+                c->len = go_on ? last - s : 0; /* the lines before it */
+                if (!go_on) {
+                    file_release(f);
+                    return -1;
+                }
+                break;
+            }
+        }
         if (p == NULL && got == want) {
             want *= 2; /* a line longer than the tail: look further */
             continue;

@@ -201,6 +201,62 @@ check "unterminated stream line is not glued to the next input" cmp -s out want_
 expect_status "long line" 0 "$B" query long.blf long.txt
 check "long line round trip" cmp -s out long.txt
 
+# ---- --max-line: the longest line held --------------------------------------------------------
+# A line is held whole, so a stream with no newline (/dev/zero) filled memory until the kernel
+# killed the process. A longer line is an input error: build stops (no filter written), query
+# passes over it and answers the other lines. M is the least limit (a chunk, 2 MiB). In
+# maxline_N.txt the line of N bytes starts 1.5 MB in, so it crosses the chunks' boundary.
+M=2097152
+xs() { head -c "$1" /dev/zero | tr '\0' x; }
+for n in $M $((M + 1)); do
+    { awk 'BEGIN { for (i = 0; i < 100000; i++) printf "pre%09d\n", i }'; xs "$n"
+      printf '\npost1\npost2\n'; } > "maxline_$n.txt"
+done
+grep -v '^x' maxline_$M.txt > maxline_short.txt
+expect_status "--max-line: a line of exactly M, a file" 0 \
+    "$B" build -q --max-line $M -o maxline.blf maxline_$M.txt
+expect_status "--max-line: a line of exactly M, a stream" 0 \
+    sh -c "cat maxline_$M.txt | '$B' build -q --max-line $M -n 200000 -o maxline_s.blf"
+expect_status "--max-line: a line of exactly M answered" 0 \
+    "$B" query -c --max-line $M maxline.blf maxline_$M.txt
+check "--max-line: a line of exactly M answered: count" test "$(cat out)" = 100003
+for how in file stream; do
+    if [ $how = file ]; then run="'$B' \"\$@\" maxline_$((M + 1)).txt"
+    else run="cat maxline_$((M + 1)).txt | '$B' \"\$@\""; fi
+    name=$([ $how = file ] && echo "maxline_$((M + 1)).txt" || echo "(standard input)")
+    expect_error "--max-line: a line of M + 1, build from a $how" \
+        "$name: a line is longer than $M bytes (--max-line)" \
+        sh -c "$run" sh build -q --max-line $M -n 200000 -o maxline_no.blf
+    check "--max-line: a line of M + 1, build from a $how: no filter" test ! -e maxline_no.blf
+    expect_error "--max-line: a line of M + 1, query of a $how" \
+        "$name: a line is longer than $M bytes (--max-line)" \
+        sh -c "$run" sh query --max-line $M maxline.blf
+    check "--max-line: a line of M + 1, query of a $how: the other lines" \
+        cmp -s out maxline_short.txt
+    check "--max-line: a line of M + 1, query of a $how: one message" test "$(wc -l < err)" = 1
+done
+# A last line without its newline, a stream's first line, and -z records.
+{ printf 'post1\n'; xs $((M + 1)); } > maxline_last.txt
+expect_error "--max-line: an unended last line" "maxline_last.txt: a line is longer" \
+    "$B" query --max-line $M maxline.blf maxline_last.txt
+check "--max-line: an unended last line: the line before" test "$(cat out)" = post1
+expect_error "--max-line: an unended last line, a stream" "(standard input): a line is longer" \
+    sh -c "cat maxline_last.txt | '$B' query --max-line $M maxline.blf"
+check "--max-line: an unended last line, a stream: the line before" test "$(cat out)" = post1
+expect_error "--max-line: a stream's first line" "(standard input): a line is longer" \
+    sh -c "{ xs() { head -c \$1 /dev/zero | tr '\\0' x; }; xs $((3 * M)); printf '\\npost2\\n'; } |
+           '$B' query --max-line $M maxline.blf"
+check "--max-line: a stream's first line: the line after" test "$(cat out)" = post2
+expect_error "--max-line: -z" "a line is longer than $M bytes" \
+    sh -c "{ printf 'post1\\0'; head -c $((M + 1)) /dev/zero | tr '\\0' '\\n'; printf '\\0post2\\0'; } |
+           '$B' build -z -q --max-line $M -n 10 -o maxline_z.blf"
+# No newline at all: told at once, where the whole input was read into memory.
+expect_error "--max-line: a stream of NUL bytes" "(standard input): a line is longer than 67108864" \
+    sh -c "head -c 100000000 /dev/zero | '$B' query maxline.blf"
+expect_error "--max-line below a chunk" "--max-line: '1000' is not a valid number" \
+    "$B" query --max-line 1000 maxline.blf maxline_short.txt
+rm -f maxline*
+
 # ---- field extraction --------------------------------------------------------------------------
 awk '{ printf "%d\t%s\tGET\n", NR, $0 }' pos.txt > pos.tsv
 awk '{ printf "%d\t%s\tGET\r\n", NR, $0 }' neg.txt > neg.tsv
