@@ -118,6 +118,8 @@ expect 2 "--lines needs a value" "$SRC/cli.sh" --lines
 for v in 1e3 0 abc; do
     expect 2 "--lines: .*'$v'" "$SRC/cli.sh" --build-dir "$BUILD" --out "$T/o" --work "$T/w" \
         --lines "$v"
+    expect 2 "--reps: .*'$v'" "$SRC/cli.sh" --build-dir "$BUILD" --out "$T/o" --work "$T/w" \
+        --reps "$v"
 done
 [ ! -e "$T/w" ] || lacks <(ls "$T/w") . "bench/cli.sh with a bad --lines left files"
 expect 2 "--build-dir needs a value" "$SRC/scale" --no-record --build-dir
