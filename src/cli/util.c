@@ -15,9 +15,12 @@
 
 const char *cli_cmd = NULL;
 
+/* One message, one line: workers report their chunks' errors (a read error, a line too long)
+ * at the same time, and the pieces of two messages interleaved otherwise. */
 static void vmessage(const char *kind, const char *fmt, va_list ap)
 {
     fflush(stdout);
+    flockfile(stderr);
     cli_progress_clear();
     if (cli_cmd)
         fprintf(stderr, "bloomline %s: %s", cli_cmd, kind);
@@ -25,6 +28,7 @@ static void vmessage(const char *kind, const char *fmt, va_list ap)
         fprintf(stderr, "bloomline: %s", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 void cli_error(const char *fmt, ...)

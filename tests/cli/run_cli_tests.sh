@@ -235,6 +235,13 @@ for how in file stream; do
         cmp -s out maxline_short.txt
     check "--max-line: a line of M + 1, query of a $how: one message" test "$(wc -l < err)" = 1
 done
+# Two such lines in chunks that two workers read at once: two messages, each whole.
+{ xs $((M + 1)); printf '\npost1\n'; xs $((M + 1)); printf '\npost2\n'; } > maxline_two.txt
+expect_error "--max-line: two lines too long" "maxline_two.txt: a line is longer" \
+    "$B" query -t 2 --max-line $M maxline.blf maxline_two.txt
+check "--max-line: two lines too long: two whole messages" test "$(grep -c \
+    "^bloomline query: maxline_two.txt: a line is longer than $M bytes (--max-line)\$" err)" = 2
+check "--max-line: two lines too long: the others" test "$(tr '\n' ' ' < out)" = "post1 post2 "
 # A last line without its newline, a stream's first line, and -z records.
 { printf 'post1\n'; xs $((M + 1)); } > maxline_last.txt
 expect_error "--max-line: an unended last line" "maxline_last.txt: a line is longer" \
