@@ -74,7 +74,7 @@ static bool stdin_is_empty_file(void)
 }
 
 int cli_count_lines(char *const *paths, size_t npaths, unsigned threads, unsigned char eol,
-                    uint64_t max_line,                     uint64_t *lines, bool *regular)
+                    uint64_t max_line, uint64_t *lines, bool *regular)
 {
     *lines = 0;
     *regular = true;

@@ -230,7 +230,7 @@ static void close_current(cli_reader *r)
 
 /* A line of input `file` longer than --max-line: an input error, reported. With keep_going the
  * line is passed over (true), else reading stops (false). Any thread. */
-static bool chunk_line_too_long(cli_reader *r, size_t file)
+static bool line_too_long(cli_reader *r, size_t file)
 {
     cli_error("%s: a line is longer than %llu bytes (--max-line)",
               cli_input_name(r->paths[file]), (unsigned long long)r->max_line);
@@ -238,10 +238,26 @@ static bool chunk_line_too_long(cli_reader *r, size_t file)
     return r->keep_going;
 }
 
-/* The same, in the stream being read (under the reader's lock). */
-static bool line_too_long(cli_reader *r)
+/* A stream's read failed (errno): reported, counted, the input closed. 0: go on to the next
+ * input (keep_going), -1: stop. */
+static int stream_read_failed(cli_reader *r)
 {
-    return chunk_line_too_long(r, r->cur);
+    cli_error("%s: read error: %s", cli_input_name(r->paths[r->cur]), strerror(errno));
+    __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+    close_current(r);
+    return r->keep_going ? 0 : -1;
+}
+
+/* The start of a line that the next chunk of the stream begins with. */
+static void carry_over(cli_reader *r, const char *from, size_t n)
+{
+    if (n > r->carry_cap) {
+        r->carry_cap = n * 2;
+        r->carry = cli_realloc(r->carry, r->carry_cap);
+    }
+    if (n)
+        memcpy(r->carry, from, n);
+    r->carry_len = n;
 }
 
 /* On a pipe or terminal, hand over what we have as soon as the writer pauses, so that a slow
@@ -271,12 +287,8 @@ static int skip_rest_of_line(cli_reader *r, cli_chunk *c)
         ssize_t got = read(r->fd, c->buf, c->cap);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0) {
-            cli_error("%s: read error: %s", cli_input_name(r->paths[r->cur]), strerror(errno));
-            __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
-            close_current(r);
-            return r->keep_going ? 0 : -1;
-        }
+        if (got < 0)
+            return stream_read_failed(r);
         if (got == 0) {
             close_current(r);
             return 0;
@@ -285,12 +297,7 @@ static int skip_rest_of_line(cli_reader *r, cli_chunk *c)
         const char *nl = memchr(c->buf, r->eol, (size_t)got);
         if (nl != NULL) {
             r->skipping = false;
-            r->carry_len = (size_t)(c->buf + got - (nl + 1));
-            if (r->carry_len > r->carry_cap) {
-                r->carry_cap = r->carry_len;
-                r->carry = cli_realloc(r->carry, r->carry_cap);
-            }
-            memcpy(r->carry, nl + 1, r->carry_len);
+            carry_over(r, nl + 1, (size_t)(c->buf + got - (nl + 1)));
             return 1;
         }
     }
@@ -312,7 +319,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
     size_t len = r->carry_len;
     r->carry_len = 0;
     char *nl = NULL; /* the last newline so far; the carried part has none */
-    bool eof = false, failed = false;
+    bool eof = false;
     for (;;) {
         if (len == c->cap) {
             if (nl != NULL)
@@ -320,7 +327,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
             /* The buffer holds one line, not yet ended: grow, up to --max-line (and one byte
              * more, to know that the line is longer). */
             if (len > r->max_line) {
-                if (!line_too_long(r))
+                if (!line_too_long(r, r->cur))
                     return -1;
                 r->skipping = true;
                 return 2;
@@ -333,9 +340,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            cli_error("%s: read error: %s", cli_input_name(r->paths[r->cur]), strerror(errno));
-            failed = true;
-            break;
+            return stream_read_failed(r);
         }
         if (got == 0) {
             eof = true;
@@ -350,12 +355,6 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
             break;
     }
     c->file = r->cur;
-    c->data = c->buf;
-    if (failed) {
-        __atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
-        close_current(r);
-        return r->keep_going ? 0 : -1;
-    }
     /* Only the first line (begun in the carried part, or alone in a buffer that grew) and, at the
      * end, an unended last one can be too long: the others lie in what was read past the first
      * newline, a chunk at most or what the buffer grew by, within --max-line (at least a chunk). */
@@ -363,7 +362,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
     if (nl != NULL) {
         const char *first = memchr(c->buf, r->eol, len);
         if ((size_t)(first - c->buf) > r->max_line) {
-            if (!line_too_long(r))
+            if (!line_too_long(r, r->cur))
                 return -1;
             start = (size_t)(first + 1 - c->buf);
         }
@@ -374,7 +373,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
         /* the last line may lack its newline: it is a line all the same */
         size_t end = len;
         if (len - keep > r->max_line) {
-            if (!line_too_long(r))
+            if (!line_too_long(r, r->cur))
                 return -1;
             end = keep;
         }
@@ -382,13 +381,7 @@ static int next_from_stream(cli_reader *r, cli_chunk *c)
         c->len = end > start ? end - start : 0;
         return c->len > 0 ? 1 : 0;
     }
-    r->carry_len = len - keep;
-    if (r->carry_len > r->carry_cap) {
-        r->carry_cap = r->carry_len * 2;
-        r->carry = cli_realloc(r->carry, r->carry_cap);
-    }
-    if (r->carry_len)
-        memcpy(r->carry, c->buf + keep, r->carry_len);
+    carry_over(r, c->buf + keep, len - keep);
     c->len = keep - start;
     return 1;
 }
@@ -548,7 +541,7 @@ int cli_chunk_load(cli_reader *r, cli_chunk *c)
             const char *q = i > s ? memrchr(b + s, r->eol, i - s) : NULL;
             const size_t last = q != NULL ? (size_t)(q + 1 - b) : s; /* where it starts */
             if (last_end - last > r->max_line) {
-                const bool go_on = chunk_line_too_long(r, c->file);
+                const bool go_on = line_too_long(r, c->file);
                 c->data = b + s;
                 c->len = go_on ? last - s : 0; /* the lines before it */
                 if (!go_on) {
