@@ -72,6 +72,34 @@ static void add_keys(bl_filter *f, uint64_t from, uint64_t to, uint64_t *buf, si
 /* uint64 keys, in cache and out: batch = hash stage + probe stage + pipeline (or, on filters past
  * the kernel's keys_in_window_min_bytes if it has that path, keys hashed in the probe's window,
  * the hashing then hidden behind the memory: the whole query near the probe stage alone). */
+/* How many keys ahead a caller with one key at a time prefetches (prefetched_singles). */
+#ifndef SINGLES_AHEAD
+#define SINGLES_AHEAD 32u
+#endif
+
+/* A caller whose keys come one at a time and cannot be batched: each key is hashed and its line
+ * prefetched as it arrives (bl_hash_u64, bl_prefetch_hash), and asked or added SINGLES_AHEAD keys
+ * later (bl_contains_hash, bl_add_hash), its hash kept in a ring meanwhile. Returns the hits. */
+static size_t prefetched_singles(bl_filter *f, const uint64_t *k, size_t s, bool add)
+{
+    uint64_t ring[SINGLES_AHEAD];
+    size_t hits = 0;
+    for (size_t i = 0; i < s + SINGLES_AHEAD; i++) {
+        const size_t slot = i % SINGLES_AHEAD;
+        if (i >= SINGLES_AHEAD) {
+            if (add)
+                hits += bl_add_hash(f, ring[slot]) == BL_OK;
+            else
+                hits += bl_contains_hash(f, ring[slot]);
+        }
+        if (i < s) {
+            ring[slot] = bl_hash_u64(f, k[i]);
+            bl_prefetch_hash(f, ring[slot]);
+        }
+    }
+    return hits;
+}
+
 static void u64_parts(uint64_t n, const char *kernel)
 {
     bl_filter *f = make(n, kernel, 0);
@@ -103,6 +131,21 @@ static void u64_parts(uint64_t n, const char *kernel)
     if (!strcmp(kernel, bl_kernel_name()) || !strcmp(kernel, "scalar")) {
         BB_TIME_LOOPS(reps, s, LP(s), st, for (size_t i = 0; i < s; i++) hits += bl_contains_u64(f, k[i]));
         line("bl_contains_u64 (single key)", kernel, n, st, "one kernel call: hash + probe");
+        check_hits("prefetched single queries", kernel, prefetched_singles(f, k, s, false), s);
+        BB_TIME_LOOPS(reps, s, LP(s), st, hits += prefetched_singles(f, k, s, false));
+        char what[96];
+        snprintf(what, sizeof what,
+                 "· bl_hash_u64 + bl_prefetch_hash, bl_contains_hash %u keys later", SINGLES_AHEAD);
+        line(what, kernel, n, st, "one key at a time, prefetched");
+        BB_TIME_LOOPS(reps, s, LP(s), st, {
+            for (size_t i = 0; i < s; i++)
+                hits += bl_add_u64(f, k[i]) == BL_OK;
+        });
+        line("bl_add_u64 (single key)", kernel, n, st, "");
+        BB_TIME_LOOPS(reps, s, LP(s), st, hits += prefetched_singles(f, k, s, true));
+        snprintf(what, sizeof what,
+                 "· bl_hash_u64 + bl_prefetch_hash, bl_add_hash %u keys later", SINGLES_AHEAD);
+        line(what, kernel, n, st, "one key at a time, prefetched");
         /* A loop of independent single queries overlaps ~15 of them in the out-of-order window;
          * a caller that needs each answer before the next key (here: the answer feeds the next
          * key) pays the full memory latency per key. */

@@ -225,6 +225,15 @@ BL_API bool bl_contains_hash(const bl_filter *filter, uint64_t hash);
 BL_API uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len);
 BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
 
+/* Start fetching the memory that a query or add of this hash (bl_hash, bl_hash_u64) will read:
+ * its line (blocked, counting), its block (sbbf), its probes' words (classic), its line in each
+ * stage (scalable). For callers whose keys come one at a time and cannot be batched: hash the
+ * key as it arrives, prefetch, and query or add its hash some dozens of keys later, so that
+ * DRAM's latency passes while other keys are handled, as in the batched calls (bench_parts,
+ * docs/BENCHMARKS.md). A hint only: it changes nothing and gives no answer; a NULL filter is
+ * ignored. Safe wherever a query is. */
+BL_API void bl_prefetch_hash(const bl_filter *filter, uint64_t hash);
+
 /* Batched calls: hashing, prefetching and probing are pipelined, so these are several times
  * faster than loops of single calls on filters larger than the cache. Byte keys come as two
  * arrays of n entries: keys[i] may be NULL only where lens[i] == 0 (adds, removes and hashes

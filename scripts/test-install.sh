@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs bloomline into a scratch prefix, then compiles the README example against it twice
-# (with pkg-config and with CMake's find_package(bloomline)) and runs the parallel-build example.
+# (with pkg-config and with CMake's find_package(bloomline)) and runs the parallel-build and
+# one-key-at-a-time examples.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -18,4 +19,5 @@ cmake -S "$root/examples" -B "$prefix/ex" -DCMAKE_PREFIX_PATH="$prefix" >/dev/nu
 cmake --build "$prefix/ex" >/dev/null
 "$prefix/ex/hello"
 "$prefix/ex/parallel_build"
+"$prefix/ex/one_at_a_time"
 echo "install: pkg-config and find_package both work"

@@ -593,6 +593,11 @@ static inline size_t bl_answer(uint8_t *res, size_t i, int hit)
 #define BL_PREFETCH_R(p) __builtin_prefetch((p), 0, 3)
 #define BL_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
 
+/* The i-th piece of memory (from 0) a query or add of hash h reads in f, NULL past the last: the
+ * line of a blocked or counting filter, the block of an sbbf, probe i's 64-bit word of a classic
+ * filter, stage i's line of a scalable chain counted from the newest (bl_prefetch_hash). */
+const uint8_t *bl_hash_line(const bl_filter *f, uint64_t h, size_t i);
+
 /* ---- Layout operations ---------------------------------------------------------------------- */
 
 /* Atomic (BL_FLAG_CONCURRENT) adds; scalar, identical bits to every kernel. */
