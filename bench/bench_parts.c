@@ -69,13 +69,8 @@ static void add_keys(bl_filter *f, uint64_t from, uint64_t to, uint64_t *buf, si
     }
 }
 
-/* uint64 keys, in cache and out: batch = hash stage + probe stage + pipeline (or, on filters past
- * the kernel's keys_in_window_min_bytes if it has that path, keys hashed in the probe's window,
- * the hashing then hidden behind the memory: the whole query near the probe stage alone). */
 /* How many keys ahead a caller with one key at a time prefetches (prefetched_singles). */
-#ifndef SINGLES_AHEAD
 #define SINGLES_AHEAD 32u
-#endif
 
 /* A caller whose keys come one at a time and cannot be batched: each key is hashed and its line
  * prefetched as it arrives (bl_hash_u64, bl_prefetch_hash), and asked or added SINGLES_AHEAD keys
@@ -100,6 +95,9 @@ static size_t prefetched_singles(bl_filter *f, const uint64_t *k, size_t s, bool
     return hits;
 }
 
+/* uint64 keys, in cache and out: batch = hash stage + probe stage + pipeline (or, on filters past
+ * the kernel's keys_in_window_min_bytes if it has that path, keys hashed in the probe's window,
+ * the hashing then hidden behind the memory: the whole query near the probe stage alone). */
 static void u64_parts(uint64_t n, const char *kernel)
 {
     bl_filter *f = make(n, kernel, 0);

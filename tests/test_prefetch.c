@@ -29,38 +29,54 @@ static size_t payloads(bl_filter *f, bl_filter **out, size_t cap)
     return f->nstages;
 }
 
-/* Whether p lies in one of the pieces bl_hash_line gives for h, each checked to lie inside one
- * of the payloads. */
-static bool in_pieces(bl_filter *f, uint64_t h, const uint8_t *p)
+/* The pieces bl_hash_line gives for h: each checked to lie inside its payload and aligned to its
+ * size, and as many as there should be. */
+typedef struct pieces {
+    const uint8_t *at[64];
+    size_t span[64];
+    size_t n;
+} pieces;
+
+static void pieces_of(bl_filter *f, uint64_t h, pieces *ps)
 {
     bl_filter *pay[64];
     const size_t npay = payloads(f, pay, BL_ARRAY_LEN(pay));
-    bool in = false;
     const uint8_t *piece;
-    size_t i = 0;
-    for (; (piece = bl_hash_line(f, h, i)) != NULL; i++) {
-        const bl_filter *owner = f->layout == BL_LAYOUT_SCALABLE ? pay[npay - 1 - i] : f;
+    ps->n = 0;
+    for (; (piece = bl_hash_line(f, h, ps->n)) != NULL; ps->n++) {
+        assert_true(ps->n < BL_ARRAY_LEN(ps->at));
+        const bl_filter *owner = f->layout == BL_LAYOUT_SCALABLE ? pay[npay - 1 - ps->n] : f;
         const size_t span = piece_bytes(owner);
         assert_true(piece >= owner->data && piece + span <= owner->data + owner->nbytes);
         assert_int_equal((uintptr_t)piece % span, 0);
-        in |= p >= piece && p < piece + span;
+        ps->at[ps->n] = piece;
+        ps->span[ps->n] = span;
     }
     /* one piece per stage, per classic probe, else one */
     const size_t want = f->layout == BL_LAYOUT_SCALABLE ? npay
                         : f->layout == BL_LAYOUT_CLASSIC ? f->k
                                                          : 1;
-    assert_int_equal(i, want);
-    return in;
+    assert_int_equal(ps->n, want);
+}
+
+static bool in_pieces(const pieces *ps, const uint8_t *p)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        if (p >= ps->at[i] && p < ps->at[i] + ps->span[i])
+            return true;
+    return false;
 }
 
 /* Zero the bytes of every payload that lie (inside) or do not lie (!inside) in h's pieces. */
 static void zero_bytes(bl_filter *f, uint64_t h, bool inside)
 {
+    pieces ps;
+    pieces_of(f, h, &ps);
     bl_filter *pay[64];
     const size_t npay = payloads(f, pay, BL_ARRAY_LEN(pay));
     for (size_t s = 0; s < npay; s++)
         for (size_t b = 0; b < pay[s]->nbytes; b++)
-            if (in_pieces(f, h, pay[s]->data + b) == inside)
+            if (in_pieces(&ps, pay[s]->data + b) == inside)
                 pay[s]->data[b] = 0;
 }
 
@@ -97,12 +113,14 @@ static void test_add_writes_its_pieces(void **state)
                 bl_prefetch_hash(f, h);
                 assert_memory_equal(before, f->data, f->nbytes); /* a hint changes nothing */
                 assert_int_equal(bl_add_hash(f, h), BL_OK);
+                pieces ps;
+                pieces_of(f, h, &ps);
                 bool changed = false;
                 for (size_t b = 0; b < f->nbytes; b++) {
                     if (before[b] == f->data[b])
                         continue;
                     changed = true;
-                    if (!in_pieces(f, h, f->data + b))
+                    if (!in_pieces(&ps, f->data + b))
                         fail_msg("%s/%s: hash 0x%llx wrote byte %zu outside its pieces",
                                  bl_layout_name(layouts[l]), kernels[q],
                                  (unsigned long long)h, b);
