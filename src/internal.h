@@ -580,6 +580,15 @@ static inline void bl_classic_hashes_from_prehash(uint64_t h, uint64_t *h1, uint
     *h2 = bl_rotl64(h, 32) * BL_XXH64_P1;
 }
 
+/* Probe i's bit index in a classic filter of m bits, from combined = h1 + i*h2 (the add and the
+ * query step it, combined += h2). Guava adds with wrapping 64-bit longs and masks the sign bit
+ * before the modulus; uint64_t arithmetic wraps identically. One definition for the add, the
+ * query and bl_hash_line, so that they cannot drift apart. */
+static inline uint64_t bl_classic_index(uint64_t combined, uint64_t m)
+{
+    return (combined & INT64_MAX) % m;
+}
+
 /* One query's answer (0 or 1), written to res[i] when the caller asked for answers (res is NULL
  * when only the count is wanted); returns it, to be added to the hits. */
 static inline size_t bl_answer(uint8_t *res, size_t i, int hit)

@@ -15,7 +15,7 @@ const uint8_t *bl_hash_line(const bl_filter *f, uint64_t h, size_t i)
             return NULL;
         uint64_t h1, h2;
         bl_classic_hashes_from_prehash(h, &h1, &h2);
-        const uint64_t idx = ((h1 + i * h2) & INT64_MAX) % f->nbits; /* bl_classic_test_h's */
+        const uint64_t idx = bl_classic_index(h1 + i * h2, f->nbits);
         return f->data + (idx >> 6) * 8;
     }
     case BL_LAYOUT_SCALABLE: /* newest stage first, as queries ask them */
