@@ -14,8 +14,12 @@ static void bl_hash_u64_xxh64_scalar(const uint64_t *keys, size_t n, uint64_t se
         out[i] = bl_xxh64_u64(keys[i], seed);
 }
 
-static void bl_blocked_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
-                                  size_t n, size_t avail)
+/* The batched loops compiled once for each k (the switches below): the probe loop unrolled, its
+ * word offsets and multipliers immediates instead of table loads. */
+#define BL_SCALAR_INLINE static inline __attribute__((always_inline))
+
+BL_SCALAR_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k,
+                                       const uint64_t *h, size_t n, size_t avail)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
@@ -24,8 +28,8 @@ static void bl_blocked_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, co
     }
 }
 
-static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsigned k,
-                                     const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+BL_SCALAR_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, unsigned k,
+                                          const uint64_t *h, size_t n, size_t avail, uint8_t *res)
 {
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -34,6 +38,35 @@ static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsig
         hits += bl_answer(res, i, bl_blocked_test_one(data, nlines, k, h[i]));
     }
     return hits;
+}
+
+/* case K: CALL(K) for k = 1..15, and k = 16 as the default: a blocked filter's k is 1..16
+ * (bl_create and the loader refuse any other), and a runtime k past 16 would only be a slower
+ * way to read past bl_blocked_offsets. */
+#define BL_EACH_K(CALL)                                                                            \
+    case 1: CALL(1); case 2: CALL(2); case 3: CALL(3); case 4: CALL(4); case 5: CALL(5);           \
+    case 6: CALL(6); case 7: CALL(7); case 8: CALL(8); case 9: CALL(9); case 10: CALL(10);         \
+    case 11: CALL(11); case 12: CALL(12); case 13: CALL(13); case 14: CALL(14);                    \
+    case 15: CALL(15); default: CALL(16)
+
+static void bl_blocked_add_scalar(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                  size_t n, size_t avail)
+{
+    switch (k) {
+#define BL_ADD_K(K) blocked_add_loop(data, nlines, K, h, n, avail); return
+        BL_EACH_K(BL_ADD_K);
+#undef BL_ADD_K
+    }
+}
+
+static size_t bl_blocked_test_scalar(const uint8_t *data, uint64_t nlines, unsigned k,
+                                     const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+{
+    switch (k) {
+#define BL_TEST_K(K) return blocked_test_loop(data, nlines, K, h, n, avail, res)
+        BL_EACH_K(BL_TEST_K);
+#undef BL_TEST_K
+    }
 }
 
 bool bl_blocked_contains_scalar(const uint8_t *data, uint64_t nlines, unsigned k, uint64_t h)
