@@ -18,10 +18,10 @@ static void bl_hash_u64_xxh64_scalar(const uint64_t *keys, size_t n, uint64_t se
  * test): the probe loop unrolled, its word offsets and multipliers immediates instead of table
  * loads. bench_ab on a Zen 4 against the any-k loops: batched queries 0.86-0.97 of their time
  * (2^16-2^24, k = 6; 0.91 at k = 11), batched adds 0.93-0.96. */
-#define BL_SCALAR_INLINE static inline __attribute__((always_inline))
+#define BL_INLINE static inline __attribute__((always_inline))
 
-BL_SCALAR_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k,
-                                       const uint64_t *h, size_t n, size_t avail)
+BL_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned k, const uint64_t *h,
+                                size_t n, size_t avail)
 {
     for (size_t i = 0; i < n; i++) {
         if (i + BL_PREFETCH_DISTANCE < avail)
@@ -30,8 +30,8 @@ BL_SCALAR_INLINE void blocked_add_loop(uint8_t *data, uint64_t nlines, unsigned 
     }
 }
 
-BL_SCALAR_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, unsigned k,
-                                          const uint64_t *h, size_t n, size_t avail, uint8_t *res)
+BL_INLINE size_t blocked_test_loop(const uint8_t *data, uint64_t nlines, unsigned k,
+                                   const uint64_t *h, size_t n, size_t avail, uint8_t *res)
 {
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
