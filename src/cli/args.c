@@ -28,7 +28,8 @@ int cli_usage_error(const char *fmt, ...)
 
 /* The long option `arg` names ("--name" or "--name=value"; getopt_long also takes a name's
  * unique prefix), or NULL. */
-static const struct option *long_option_named(const char *arg, const struct option *longopts)
+static const struct option *long_option_named(const char *arg, const struct option *longopts,
+                                               bool *ambiguous)
 {
     const size_t len = strcspn(arg + 2, "=");
     const struct option *prefix_of = NULL;
@@ -41,6 +42,7 @@ static const struct option *long_option_named(const char *arg, const struct opti
         prefix_of = o;
         prefixes++;
     }
+    *ambiguous = prefixes > 1;
     return prefixes == 1 ? prefix_of : NULL;
 }
 
@@ -51,14 +53,28 @@ int cli_bad_option(int opt, const char *arg, const struct option *longopts)
      * '-p'); but a bad letter inside a bundle ('-Xq') leaves optind on the bundle, so the
      * argument before it may be a good long option ("--quiet") that is not the one at fault. */
     const struct option *o = NULL;
+    bool ambiguous = false;
     if (arg != NULL && strncmp(arg, "--", 2) == 0)
-        o = long_option_named(arg, longopts);
-    if (opt != 0 && (o == NULL || o->val != opt))
+        o = long_option_named(arg, longopts, &ambiguous);
+    if (opt != 0 && (o == NULL || o->val != opt)) {
+        /* Every short option has a long twin, which says whether the letter takes a value. */
+        const struct option *twin = longopts;
+        while (twin != NULL && twin->name != NULL && twin->val != opt)
+            twin++;
+        if (twin == NULL || twin->name == NULL)
+            return cli_usage_error("unknown option '-%c'", opt);
+        if (twin->has_arg == required_argument)
+            return cli_usage_error("option '-%c' needs a value", opt);
         return cli_usage_error("option '-%c' is unknown or needs a value", opt);
+    }
     if (o != NULL && o->has_arg == no_argument && strchr(arg, '=') != NULL)
         return cli_usage_error("option '--%s' takes no value", o->name);
     if (o != NULL && o->has_arg == required_argument)
         return cli_usage_error("option '--%s' needs a value", o->name);
+    if (ambiguous)
+        return cli_usage_error("option '%s' is ambiguous (the start of more than one)", arg);
+    if (o == NULL)
+        return cli_usage_error("unknown option '%s'", arg ? arg : "?");
     return cli_usage_error("option '%s' is unknown or needs a value", arg ? arg : "?");
 }
 
@@ -123,6 +139,37 @@ static bool parse_exact_decimal(const char *s, uint64_t *out)
     return true;
 }
 
+/* Says which of three things is wrong with an integer option: a number it takes but outside the
+ * range ('2M' is 2000000, under --max-line's 2 MiB: the value is shown when a suffix or notation
+ * hides it), a number that is no integer (2.5, 1.00000000000000001e3), or no number at all. */
+static void integer_error(const char *opt, const char *s, bool parsed, uint64_t v, uint64_t min,
+                          uint64_t max)
+{
+    const char *what = "is not a valid number";
+    char value[48] = "";
+    if (parsed) {
+        what = "is out of range";
+        char plain[24];
+        snprintf(plain, sizeof plain, "%llu", (unsigned long long)v);
+        if (strcmp(plain, s) != 0)
+            snprintf(value, sizeof value, " (%s)", plain);
+    } else if (s != NULL && *s != '\0' && !isspace((unsigned char)*s)) {
+        char *end;
+        errno = 0;
+        const double d = strtod(s, &end);
+        if (end != s && *end == '\0' && isfinite(d)) {
+            if (d != floor(d))
+                what = "is not an integer";
+            else if (d < (double)min || d > (double)max)
+                what = "is out of range"; /* -5, 1e30 */
+            else
+                what = "is not an integer"; /* rounds to one in a double, is none */
+        }
+    }
+    cli_usage_error("%s: '%s'%s %s (expected an integer from %llu to %llu)", opt, s ? s : "",
+                    value, what, (unsigned long long)min, (unsigned long long)max);
+}
+
 /* Integers: decimal, 0x hex, a decimal with a K/M/G/T suffix (powers of 1000), or an exact
  * integer in scientific notation (1e7), since counts of keys are written all those ways. */
 int cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -154,8 +201,7 @@ int cli_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, ui
             ok = parse_exact_decimal(s, &v);
     }
     if (!ok || v < min || v > max) {
-        cli_usage_error("%s: '%s' is not a valid number (expected an integer from %llu to %llu)",
-                        opt, s ? s : "", (unsigned long long)min, (unsigned long long)max);
+        integer_error(opt, s, ok, v, min, max);
         return -1;
     }
     *out = v;
@@ -173,12 +219,14 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, bool 
     const double d = parsed ? strtod(s, &end) : NAN;
     /* strtod flags a subnormal result (-p 1e-320) as a range error, though it is the number */
     const bool in_range = errno == 0 || (errno == ERANGE && d != 0 && fabs(d) < DBL_MIN);
-    bool ok = parsed && in_range && end != s && *end == '\0' && isfinite(d);
-    if (ok)
-        ok = (lo_open ? d > lo : d >= lo) && (hi_open ? d < hi : d <= hi);
+    const bool syntax = parsed && end != s && *end == '\0';
+    const bool number = syntax && (isfinite(d) || errno == ERANGE); /* 1e999, 1e-400: a number */
+    const bool ok = syntax && in_range && isfinite(d) && (lo_open ? d > lo : d >= lo) &&
+                    (hi_open ? d < hi : d <= hi);
     if (!ok) {
-        cli_usage_error("%s: '%s' is not a valid number (expected %s%g, %g%s)", opt, s ? s : "",
-                        lo_open ? "(" : "[", lo, hi, hi_open ? ")" : "]");
+        cli_usage_error("%s: '%s' %s (expected %s%g, %g%s)", opt, s ? s : "",
+                        number ? "is out of range" : "is not a valid number", lo_open ? "(" : "[",
+                        lo, hi, hi_open ? ")" : "]");
         return -1;
     }
     *out = d;

@@ -94,6 +94,22 @@ static int try_lock(int fd, bool wait) { return flock(fd, LOCK_EX | (wait ? 0 : 
 #define LOCK_OPEN_MODE O_RDONLY
 #endif
 
+/* A filter this user may not write is refused, though the directory would let the save replace
+ * it: its mode or its owner says it is not this user's to change (a 0444 filter was rewritten
+ * with a warning; a root-owned one came to belong to the user who added to it). As `test -w`
+ * decides it, so root may change any filter on a writable file system. A missing file or path
+ * is left to cli_open_filter to explain. */
+static bool filter_writable(const char *path)
+{
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0)
+        return true;
+    const int e = errno;
+    if (e != EACCES && e != EPERM && e != EROFS && e != ETXTBSY)
+        return true;
+    cli_error("%s: %s: the filter is not writable, so it is left as it is", path, strerror(e));
+    return false;
+}
+
 static int lock_filter(const char *path, bool quiet)
 {
     bool told = false;
@@ -103,8 +119,8 @@ static int lock_filter(const char *path, bool quiet)
             return -1;
         const int fd = open(path, LOCK_OPEN_MODE | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
-            /* A filter this user may not write is replaced all the same (the directory
-             * decides): it runs unlocked, and a read-only file system fails at the save. */
+            /* Past filter_writable, only where its answer and open's differ (an ACL or a
+             * mount changed between them): run unlocked; the save says if it cannot replace. */
             if (!quiet && errno != EROFS)
                 cli_warn("%s: cannot lock it (not writable): adds or removes run at the same "
                          "time may lose keys", path);
@@ -199,6 +215,8 @@ static int add_or_remove(int argc, char **argv, bool remove)
     if (filter_is_an_input(path, remove, inputs, ninputs))
         return CLI_EXIT_ERROR;
 
+    if (!filter_writable(path))
+        return CLI_EXIT_ERROR;
     const int lock = lock_filter(path, cm.quiet);
     const int rc = change_filter(path, remove, &cm, inputs, ninputs);
     if (lock >= 0)

@@ -87,7 +87,8 @@ static const char help_add[] =
     "Add keys to an existing filter file and save it atomically: a new file takes its name\n"
     "(a symlink FILTER is replaced by it, not followed). Adds and removes of one FILTER run\n"
     "at once take turns (a lock on it), so none loses another's keys. Warns on stderr when\n"
-    "the filter goes past the number of keys it was designed for (its rate then rises).\n"
+    "the filter goes past the number of keys it was designed for (its rate then rises). A\n"
+    "FILTER this user may not write (as test -w says) is refused.\n"
     "\n"
     "  -t, --threads T     worker threads (default: the physical cores; 1 for 2 MiB or less)\n"
     "  -f, --field N       the key is the N-th field (1-based)\n"
@@ -105,7 +106,8 @@ static const char help_remove[] =
     "that were added: a key the filter shows was never added changes nothing and is counted in\n"
     "a warning, but one it cannot tell from an added key (a false positive) is removed all the\n"
     "same, and may then hide keys that were added. Keys are removed in input order; adds and\n"
-    "removes of one FILTER run at once take turns.\n"
+    "removes of one FILTER run at once take turns. A FILTER this user may not write (as test\n"
+    "-w says) is refused.\n"
     "\n"
     "  -t, --threads T     worker threads for reading and hashing (default: the physical cores;\n"
     "                      1 for 2 MiB or less)\n"
@@ -160,7 +162,9 @@ static const char help_merge[] =
     "scalable filters -n, -p and seed, whatever their sizes) to OUT (replaced atomically;\n"
     "'-o -', a device or a FIFO is written into): it answers yes for every key added to any\n"
     "of them. OUT may be one of them (replaced once all are read). Warns on stderr when the\n"
-    "union holds more keys than the filters were designed for (its rate then rises).\n";
+    "union holds more keys than the filters were designed for (its rate then rises). Scalable\n"
+    "filters unite stage by stage, so two that each grew past their first stage overload\n"
+    "every stage they share (each 20000 keys from -n 1000 -p 0.01: rate 0.19).\n";
 
 static const char help_intersect[] =
     "usage: bloomline intersect -o|--output OUT FILTER FILTER...\n"

@@ -260,8 +260,11 @@ expect_error "--max-line: -z" "a line is longer than $M bytes" \
 # No newline at all: told at once, where the whole input was read into memory.
 expect_error "--max-line: a stream of NUL bytes" "(standard input): a line is longer than 67108864" \
     sh -c "head -c 100000000 /dev/zero | '$B' query maxline.blf"
-expect_error "--max-line below a chunk" "--max-line: '1000' is not a valid number" \
+expect_error "--max-line below a chunk" "--max-line: '1000' is out of range" \
     "$B" query --max-line 1000 maxline.blf maxline_short.txt
+# A suffix that hides the value under the limit shows it (2M is 2000000, under 2 MiB)
+expect_error "--max-line 2M" "--max-line: '2M' (2000000) is out of range (expected an integer from 2097152" \
+    "$B" query --max-line 2M maxline.blf maxline_short.txt
 rm -f maxline*
 
 # ---- field extraction --------------------------------------------------------------------------
@@ -812,6 +815,15 @@ rm -f k6.blf k7.blf sb.blf cl64k.blf scp1.blf scp2.blf
 "$B" build -q -l scalable -n 1000 -o sc2.blf part2_7000.txt
 "$B" build -q -l scalable -n 2000 -o sc3.blf part2_7000.txt
 expect_status "merge scalable chains grown apart" 0 "$B" merge -o sc12.blf sc1.blf sc2.blf
+# Chains unite stage by stage: both grew past their first stages, so those now hold both chains'
+# keys and the rate rises far past -p (0.19 for two 20000-key chains from -n 1000 -p 0.01). The
+# union warned for the other layouts and said nothing for scalable; the add after it neither.
+check "merge scalable chains grown apart warns" \
+    grep -q "sc12.blf: stage 0 holds 2000 keys, past its capacity of 1000 (scalable filters unite stage by stage)" err
+expect_status "add to the overloaded union" 0 "$B" add -q sc12.blf part1.txt
+check "add to the overloaded union warns" grep -q "sc12.blf: stage 0 holds 2000 keys" err
+expect_status "merge a scalable chain with itself" 0 "$B" merge -o sc11.blf sc1.blf sc1.blf
+check "merge a scalable chain with itself: no capacity warning" test ! -s err
 expect_error "merge scalable mismatch" "(first stage for 1000 vs 2000 keys)" \
     "$B" merge -o bad.blf sc1.blf sc3.blf
 "$B" build -q -l scalable -n 1000 --seed 7 -o sc4.blf part2_7000.txt
@@ -906,6 +918,42 @@ check "export keeps the replaced file's mode" test "$(stat -c %a cl.guava)" = 60
 cp f.blf private.blf && chmod 600 private.blf
 expect_status "add to a private filter" 0 "$B" add private.blf part1.txt
 check "add keeps the filter's mode" test "$(stat -c %a private.blf)" = 600
+# A filter its user may not write is refused, though the directory lets a save replace it: a 0444
+# filter was rewritten with a warning, a root-owned one came to belong to the user who added. As
+# root, run as nobody (any filter is writable to root, as to test -w).
+as_user=()
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$B" --version > /dev/null 2>&1; then
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+if [ "$(id -u)" -ne 0 ] || [ ${#as_user[@]} -gt 0 ]; then
+    chmod 711 "$T" # nobody may pass through to open_dir
+    mkdir -m 777 open_dir
+    cp f.blf open_dir/ro.blf && chmod 444 open_dir/ro.blf
+    cp part1.txt open_dir/keys.txt && chmod 644 open_dir/keys.txt
+    # the control: a filter this user may write is changed, so the refusals below are the mode's
+    cp f.blf open_dir/rw.blf && chmod 666 open_dir/rw.blf
+    expect_status "add to a writable filter in the same place" 0 \
+        "${as_user[@]}" "$B" add -q open_dir/rw.blf open_dir/keys.txt
+    cp open_dir/ro.blf ro_before.blf
+    expect_error "add to a read-only filter" "ro.blf: Permission denied: the filter is not writable" \
+        "${as_user[@]}" "$B" add open_dir/ro.blf open_dir/keys.txt
+    check "add to a read-only filter: unchanged" cmp -s open_dir/ro.blf ro_before.blf
+    "$B" build -q -l counting -n 30000 -o open_dir/counting.blf part1.txt
+    chmod 444 open_dir/counting.blf
+    expect_error "remove from a read-only filter" "counting.blf: Permission denied: the filter is not writable" \
+        "${as_user[@]}" "$B" remove open_dir/counting.blf open_dir/keys.txt
+    if [ ${#as_user[@]} -gt 0 ]; then
+        cp f.blf open_dir/rootown.blf && chmod 644 open_dir/rootown.blf
+        expect_error "add to another user's filter" "the filter is not writable" \
+            "${as_user[@]}" "$B" add open_dir/rootown.blf open_dir/keys.txt
+        check "add to another user's filter: still root's" test "$(stat -c %u open_dir/rootown.blf)" = 0
+    fi
+    rm -rf open_dir ro_before.blf
+    chmod 700 "$T"
+else
+    echo "note: no unprivileged user to run as (setpriv): read-only filter checks skipped" >&2
+fi
 expect_status "export to stdout" 0 "$B" export cl.blf --format guava -o -
 check "export to stdout: same bytes" cmp -s out cl.guava
 # Streams get the export written from the filter (bl_export_fd): the bytes of the file export,
@@ -1153,16 +1201,21 @@ expect_error "truncated filter" "short.blf" "$B" info short.blf
 : > empty.blf
 expect_error "empty filter file" "empty.blf" "$B" query empty.blf pos.txt
 expect_error "bad -n" "'12x' is not a valid number" "$B" build -n 12x -o x.blf pos.txt
-expect_error "negative -n" "not a valid number" "$B" build -n -5 -o x.blf pos.txt
+# A number outside the range is told from one that is no integer and from no number at all
+expect_error "negative -n" "'-5' is out of range" "$B" build -n -5 -o x.blf pos.txt
+expect_error "-n past 2^64" "'1e30' is out of range" "$B" build -n 1e30 -o x.blf pos.txt
+expect_error "-p 1" "-p: '1' is out of range (expected (0, 1))" "$B" build -p 1 -o x.blf pos.txt
+expect_error "-p underflowing" "-p: '1e-400' is out of range" "$B" build -p 1e-400 -o x.blf pos.txt
+expect_error "-p not a number" "-p: 'abc' is not a valid number" "$B" build -p abc -o x.blf pos.txt
 # Scientific notation is read exactly, not through a double (53 bits): a seed stays that seed, a
 # number just off an integer is refused, and 1.8e19 (below 2^64) is accepted.
 expect_status "--seed in scientific notation" 0 "$B" build -n 10 --seed 9007199254740993e0 -o sci.blf part1.txt
 "$B" info sci.blf > out
 check "--seed 9007199254740993e0 is that seed" grep -q "seed 9007199254740993$" out
-expect_error "-n just off an integer" "not a valid number" "$B" build -n 1.00000000000000001e3 -o x.blf pos.txt
+expect_error "-n just off an integer" "is not an integer" "$B" build -n 1.00000000000000001e3 -o x.blf pos.txt
 expect_status "--seed 1.8e19" 0 "$B" build -n 10 --seed 1.8e19 -o sci.blf part1.txt
 expect_status "-n 2.5e3" 0 "$B" build -n 2.5e3 -o sci.blf part1.txt
-expect_error "-n 2.5e0" "not a valid number" "$B" build -n 2.5e0 -o x.blf pos.txt
+expect_error "-n 2.5e0" "'2.5e0' is not an integer" "$B" build -n 2.5e0 -o x.blf pos.txt
 expect_error "bad -p" "-p" "$B" build -p 1.5 -o x.blf pos.txt
 expect_error "zero -p" "-p" "$B" build -p 0 -o x.blf pos.txt
 expect_error "bad -b" "-b" "$B" build -b abc -o x.blf pos.txt
@@ -1178,12 +1231,17 @@ check "BLOOMLINE_KERNEL unknown: the file is not blamed" test "$(grep -c 'not a 
 expect_error "unknown option" "unknown" "$B" query --bogus f.blf pos.txt
 # The option at fault is named: a bad letter inside a bundle ('-Xc') was reported as the good
 # long option before it; a long option's missing value or a value it does not take by its name.
-expect_error "bad letter in a bundle" "option '-X' is unknown" "$B" query --count -Xc f.blf pos.txt
-expect_error "bad letter after --opt=value" "option '-X' is unknown" \
+expect_error "bad letter in a bundle" "unknown option '-X'" "$B" query --count -Xc f.blf pos.txt
+expect_error "bad letter after --opt=value" "unknown option '-X'" \
     "$B" build --output=x.blf -Xq pos.txt
 expect_error "long option without its value" "option '--fpp' needs a value" \
     "$B" build -o x.blf pos.txt --fpp
 expect_error "flag given a value" "option '--json' takes no value" "$B" info --json=1 f.blf
+# A short option without its value is told from an unknown one (both were "unknown or needs a
+# value"), and a long prefix of two options is named ambiguous, not unknown.
+expect_error "short option without its value" "option '-o' needs a value" "$B" build pos.txt -o
+expect_error "ambiguous long prefix" "option '--bi' is ambiguous" "$B" build --bi 8 -o x.blf pos.txt
+expect_error "unknown long option" "unknown option '--bogus'" "$B" build --bogus -o x.blf pos.txt
 expect_error "missing -o" "-o FILTER is required" "$B" build pos.txt
 # An empty -o is named as such, not taken for a fault of the filter (export blamed the size of
 # a well-sized Parquet bitset) or reported as a bare "invalid argument".
