@@ -157,14 +157,11 @@ static void integer_error(const char *opt, const char *s, bool parsed, uint64_t 
         char *end;
         errno = 0;
         const double d = strtod(s, &end);
-        if (end != s && *end == '\0' && isfinite(d)) {
-            if (d != floor(d))
-                what = "is not an integer";
-            else if (d < (double)min || d > (double)max)
-                what = "is out of range"; /* -5, 1e30 */
-            else
-                what = "is not an integer"; /* rounds to one in a double, is none */
-        }
+        /* -5 and 1e30 are out of range; a whole double inside it only rounded to an integer
+         * (1.00000000000000001e3), which the exact parse refused: not an integer, as 2.5 */
+        if (end != s && *end == '\0' && isfinite(d))
+            what = d == floor(d) && (d < (double)min || d > (double)max) ? "is out of range"
+                                                                         : "is not an integer";
     }
     cli_usage_error("%s: '%s'%s %s (expected an integer from %llu to %llu)", opt, s ? s : "",
                     value, what, (unsigned long long)min, (unsigned long long)max);

@@ -133,11 +133,15 @@ int cli_feed(bl_filter *f, const cli_feed_opts *o, uint64_t *keys_fed)
  * twice warned of a rate that had not risen; and the rate must have risen by more than the
  * estimate's noise (a union of one filter with itself, estimated a few keys past its design,
  * warned of 20000 keys and a rate of 0.01 designed for 0.01). */
+static bool rate_risen(const bl_info *info)
+{
+    return info->current_fpp > info->design_fpp * 1.05;
+}
+
 static bool past_capacity(const bl_info *info)
 {
     return info->keys_known && info->design_keys > 0 && info->keys_added > info->design_keys &&
-           info->estimated_keys > (double)info->design_keys &&
-           info->current_fpp > info->design_fpp * 1.05;
+           info->estimated_keys > (double)info->design_keys && rate_risen(info);
 }
 
 /* A scalable chain grows instead, so only a union overloads it: stage i takes both chains'
@@ -145,7 +149,7 @@ static bool past_capacity(const bl_info *info)
  * Said when a stage is past its capacity and the chain's rate past the one it was sized for. */
 static void warn_stage_capacity(const char *path, const bl_filter *f, const bl_info *chain)
 {
-    if (!(chain->current_fpp > chain->design_fpp * 1.05))
+    if (!rate_risen(chain))
         return;
     for (size_t i = 0; i < chain->stages; i++) {
         bl_info stage;
