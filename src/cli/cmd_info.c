@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct option info_longopts[] = {
@@ -127,8 +128,19 @@ static const char *block_unit(bl_layout l)
     }
 }
 
+/* A rate in `digits` significant digits, or as many more as it takes not to round a rate under
+ * 1 up to "1": a design rate of 0.9999999 is what the user asked for, not a certainty. */
+static const char *rate_text(double p, int digits, char *buf, size_t size)
+{
+    do
+        snprintf(buf, size, "%.*g", digits, p);
+    while (p < 1 && strtod(buf, NULL) >= 1 && ++digits <= 17);
+    return buf;
+}
+
 static void print_text(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
+    char rate[32];
     printf("file:                %s\n", path);
     printf("format version:      %u\n", bl_format_version()); /* the only one it reads */
     printf("layout:              %s\n", in->layout_name);
@@ -136,8 +148,9 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
            in->bytes, (unsigned long long)in->blocks, block_unit(in->layout));
     printf("hash functions (k):  %u\n", in->k);
     if (in->design_keys)
-        printf("designed for:        %llu keys at a false-positive rate of %.4g\n",
-               (unsigned long long)in->design_keys, in->design_fpp);
+        printf("designed for:        %llu keys at a false-positive rate of %s\n",
+               (unsigned long long)in->design_keys,
+               rate_text(in->design_fpp, 4, rate, sizeof rate));
     else
         printf("designed for:        unknown\n");
     if (in->keys_known)
@@ -153,7 +166,7 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
                "hold counts in each)\n", in->estimated_keys);
     else
         printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
-    printf("expected rate now:   %.4g\n", in->current_fpp);
+    printf("expected rate now:   %s\n", rate_text(in->current_fpp, 4, rate, sizeof rate));
     printf("hash scheme:         %s, seed %llu\n", in->hash_name, (unsigned long long)in->seed);
     printf("kernel here:         %s\n", here ? here : "unavailable (BLOOMLINE_KERNEL?)");
     printf("checksum:            ok\n");
@@ -163,10 +176,11 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
             bl_info s;
             if (bl_get_stage_info(f, i, &s) != BL_OK)
                 break;
-            printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %.3g, "
+            printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %s, "
                    "fill %.4f\n",
                    i, (unsigned long long)s.bits, s.k, (unsigned long long)s.keys_added,
-                   (unsigned long long)s.design_keys, s.design_fpp, s.fill_ratio);
+                   (unsigned long long)s.design_keys, rate_text(s.design_fpp, 3, rate, sizeof rate),
+                   s.fill_ratio);
         }
     }
 }

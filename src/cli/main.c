@@ -259,7 +259,8 @@ static int check_kernel_variable(void)
     for (size_t i = 0; bl_kernel_at(i) != NULL; i++) {
         const char *k = bl_kernel_at(i);
         exists = exists || strcmp(k, name ? name : "") == 0;
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", k);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                 *known ? ", " : "", k);
         if (bl_kernel_supported(k))
             snprintf(runs + strlen(runs), sizeof runs - strlen(runs), "%s%s", *runs ? ", " : "", k);
     }
@@ -281,6 +282,15 @@ int main(int argc, char **argv)
         return CLI_EXIT_ERROR;
     }
     const char *cmd = argv[1];
+    const bool lone = strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+                      strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0;
+    /* `bloomline --version extra` and `help add extra` were answered as if the extra word were
+     * not there; a word the user typed for a reason is refused instead */
+    if ((lone && argc > 2) || (strcmp(cmd, "help") == 0 && argc > 3)) {
+        cli_usage_error("unexpected argument '%s' after '%s%s%s'", argv[lone ? 2 : 3], cmd,
+                        lone ? "" : " ", lone ? "" : argv[2]);
+        return CLI_EXIT_ERROR;
+    }
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(overview, stdout);
         return cli_flush_stdout();

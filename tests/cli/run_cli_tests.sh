@@ -102,6 +102,13 @@ for c in build add remove query info merge intersect export import; do
     check "$c --help text" grep -q "usage: bloomline $c" out
 done
 expect_status "--version" 0 "$B" --version
+# An extra word after these was ignored, as if not typed
+expect_error "--version with an extra word" "unexpected argument 'extra' after '--version'" \
+    "$B" --version extra
+expect_error "--help with an extra word" "unexpected argument 'build' after '--help'" \
+    "$B" --help build
+expect_error "help COMMAND with an extra word" "unexpected argument 'extra' after 'help add'" \
+    "$B" help add extra
 expect_status "--help names the others" 0 "$B" --help
 check "--help names COMMAND --help" grep -q -- "COMMAND --help" out
 check "--help names --version" grep -q -- "--version" out
@@ -741,6 +748,10 @@ for key in format_version layout bits bytes k design_keys design_fpp keys_added 
 done
 check "json: not full, an estimate" grep -q '"estimated_keys_is_floor": false' out
 check "json is one object" test "$(head -c 1 out)$(tail -c 2 out | head -c 1)" = "{}"
+# A design rate just under 1 printed as "1" in four digits, a certainty nobody asked for
+"$B" build -q -n 100 -p 0.9999999 -o nearly1.blf part1.txt
+expect_status "info, rate near 1" 0 "$B" info nearly1.blf
+check "info: a rate near 1 not rounded to 1" grep -q "rate of 0.9999999$" out
 # JSON is UTF-8 and a file name need not be: bytes outside well-formed sequences (a lone 0xff, an
 # encoded surrogate) print as U+FFFD, valid ones as they are. Raw, they made the object unreadable.
 cp f.blf $'j\xff\xc3\xa9\xed\xa0\x80.blf'
