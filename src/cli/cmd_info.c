@@ -138,9 +138,23 @@ static const char *rate_text(double p, int digits, char *buf, size_t size)
     return buf;
 }
 
+/* A fill ratio in four decimals, or as many more as it takes to tell it from an empty filter
+ * or a full one: 0.99999 printed "1.0000" would say every bit is set, 0.0000007 printed
+ * "0.0000" that none is, and the estimates below follow from the difference. */
+static const char *fill_text(double fill, char *buf, size_t size)
+{
+    int decimals = 4;
+    double shown;
+    do {
+        snprintf(buf, size, "%.*f", decimals, fill);
+        shown = strtod(buf, NULL);
+    } while (((fill < 1 && shown >= 1) || (fill > 0 && shown <= 0)) && ++decimals <= 17);
+    return buf;
+}
+
 static void print_text(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
-    char rate[32];
+    char rate[32], fill[32];
     printf("file:                %s\n", path);
     printf("format version:      %u\n", bl_format_version()); /* the only one it reads */
     printf("layout:              %s\n", in->layout_name);
@@ -157,7 +171,7 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
         printf("keys added:          %llu\n", (unsigned long long)in->keys_added);
     else
         printf("keys added:          unknown (imported from a format that does not record it)\n");
-    printf("fill ratio:          %.4f\n", in->fill_ratio);
+    printf("fill ratio:          %s\n", fill_text(in->fill_ratio, fill, sizeof fill));
     if (estimate_is_floor(in, f))
         printf("estimated keys:      at least %.0f (%s: any more keys fit)\n",
                in->estimated_keys, in->fill_ratio >= 1 ? "full, every bit set" : "a stage is full");
@@ -177,10 +191,10 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
             if (bl_get_stage_info(f, i, &s) != BL_OK)
                 break;
             printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %s, "
-                   "fill %.4f\n",
+                   "fill %s\n",
                    i, (unsigned long long)s.bits, s.k, (unsigned long long)s.keys_added,
                    (unsigned long long)s.design_keys, rate_text(s.design_fpp, 3, rate, sizeof rate),
-                   s.fill_ratio);
+                   fill_text(s.fill_ratio, fill, sizeof fill));
         }
     }
 }

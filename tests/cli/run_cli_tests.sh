@@ -752,6 +752,19 @@ check "json is one object" test "$(head -c 1 out)$(tail -c 2 out | head -c 1)" =
 "$B" build -q -n 100 -p 0.9999999 -o nearly1.blf part1.txt
 expect_status "info, rate near 1" 0 "$B" info nearly1.blf
 check "info: a rate near 1 not rounded to 1" grep -q "rate of 0.9999999$" out
+# A fill ratio is printed in as many decimals as tell it from a full filter and an empty one:
+# 131072 bits with one left clear (100000 keys at k 16) showed "1.0000", one key in 10^7 bits
+# "0.0000".
+seq 1 100000 > fill.txt
+"$B" build -q --bits 131072 -k 16 -o nearfull.blf fill.txt 2> /dev/null
+expect_status "info --json, nearly full" 0 "$B" info --json nearfull.blf
+check "nearly full: a bit is clear" grep -q '"fill_ratio": 0\.9999' out
+expect_status "info, nearly full" 0 "$B" info nearfull.blf
+check "info: a fill near 1 not rounded to 1" grep -q "^fill ratio: *0\.9999[0-9]*$" out
+seq 1 1 > fill.txt
+"$B" build -q -n 1000000 -o nearempty.blf fill.txt
+expect_status "info, one key" 0 "$B" info nearempty.blf
+check "info: a fill near 0 not rounded to 0" grep -q "^fill ratio: *0\.0*[1-9][0-9]*$" out
 # JSON is UTF-8 and a file name need not be: bytes outside well-formed sequences (a lone 0xff, an
 # encoded surrogate) print as U+FFFD, valid ones as they are. Raw, they made the object unreadable.
 cp f.blf $'j\xff\xc3\xa9\xed\xa0\x80.blf'
