@@ -307,7 +307,10 @@ BL_API bl_status bl_freeze(bl_filter **out, const bl_filter *counting);
 /* ------------------------------------------------------------------------------------------ */
 /* Sizing                                                                                     */
 
-/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model.
+/* The smallest geometry (total bits) and best k for n keys at rate p with a layout's own model;
+ * sbbf then rounds up to a power of two when that is at most 128 MiB (as Parquet writers size
+ * it), and classic's may be a few percent above the smallest (its rate depends a little on m's
+ * factors, so the search is not exact there).
  * Both searches give BL_E_TOO_LARGE past what the layout can hold: the 1 PiB payload limit, and
  * for sbbf 2^32 blocks (128 GiB), as bl_create_geometry does. Scalable chains size their stages
  * themselves: BL_E_UNSUPPORTED. */
