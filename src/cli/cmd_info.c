@@ -128,27 +128,17 @@ static const char *block_unit(bl_layout l)
     }
 }
 
-/* A rate in `digits` significant digits, or as many more as it takes not to round a rate under
- * 1 up to "1": a design rate of 0.9999999 is what the user asked for, not a certainty. */
-static const char *rate_text(double p, int digits, char *buf, size_t size)
+/* A value in `digits` significant digits (%g) or decimals (fixed, %f), or as many more as it
+ * takes not to print a value under 1 as "1" or one over 0 as "0": a design rate of 0.9999999
+ * is what the user asked for, not a certainty, and a fill of 0.99999 (or 0.0000007) says that
+ * a bit is clear (or set), which the estimates below follow from. */
+static const char *number_text(double v, bool fixed, int digits, char *buf, size_t size)
 {
-    do
-        snprintf(buf, size, "%.*g", digits, p);
-    while (p < 1 && strtod(buf, NULL) >= 1 && ++digits <= 17);
-    return buf;
-}
-
-/* A fill ratio in four decimals, or as many more as it takes to tell it from an empty filter
- * or a full one: 0.99999 printed "1.0000" would say every bit is set, 0.0000007 printed
- * "0.0000" that none is, and the estimates below follow from the difference. */
-static const char *fill_text(double fill, char *buf, size_t size)
-{
-    int decimals = 4;
     double shown;
     do {
-        snprintf(buf, size, "%.*f", decimals, fill);
+        snprintf(buf, size, fixed ? "%.*f" : "%.*g", digits, v);
         shown = strtod(buf, NULL);
-    } while (((fill < 1 && shown >= 1) || (fill > 0 && shown <= 0)) && ++decimals <= 17);
+    } while (((v < 1 && shown >= 1) || (v > 0 && shown <= 0)) && ++digits <= 17);
     return buf;
 }
 
@@ -164,14 +154,14 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
     if (in->design_keys)
         printf("designed for:        %llu keys at a false-positive rate of %s\n",
                (unsigned long long)in->design_keys,
-               rate_text(in->design_fpp, 4, rate, sizeof rate));
+               number_text(in->design_fpp, false, 4, rate, sizeof rate));
     else
         printf("designed for:        unknown\n");
     if (in->keys_known)
         printf("keys added:          %llu\n", (unsigned long long)in->keys_added);
     else
         printf("keys added:          unknown (imported from a format that does not record it)\n");
-    printf("fill ratio:          %s\n", fill_text(in->fill_ratio, fill, sizeof fill));
+    printf("fill ratio:          %s\n", number_text(in->fill_ratio, true, 4, fill, sizeof fill));
     if (estimate_is_floor(in, f))
         printf("estimated keys:      at least %.0f (%s: any more keys fit)\n",
                in->estimated_keys, in->fill_ratio >= 1 ? "full, every bit set" : "a stage is full");
@@ -180,7 +170,7 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
                "hold counts in each)\n", in->estimated_keys);
     else
         printf("estimated keys:      %.0f (distinct, from the fill ratio)\n", in->estimated_keys);
-    printf("expected rate now:   %s\n", rate_text(in->current_fpp, 4, rate, sizeof rate));
+    printf("expected rate now:   %s\n", number_text(in->current_fpp, false, 4, rate, sizeof rate));
     printf("hash scheme:         %s, seed %llu\n", in->hash_name, (unsigned long long)in->seed);
     printf("kernel here:         %s\n", here ? here : "unavailable (BLOOMLINE_KERNEL?)");
     printf("checksum:            ok\n");
@@ -193,8 +183,9 @@ static void print_text(const char *path, const bl_info *in, const char *here, co
             printf("  stage %zu:           %llu bits, k %u, %llu keys of %llu at p %s, "
                    "fill %s\n",
                    i, (unsigned long long)s.bits, s.k, (unsigned long long)s.keys_added,
-                   (unsigned long long)s.design_keys, rate_text(s.design_fpp, 3, rate, sizeof rate),
-                   fill_text(s.fill_ratio, fill, sizeof fill));
+                   (unsigned long long)s.design_keys,
+                   number_text(s.design_fpp, false, 3, rate, sizeof rate),
+                   number_text(s.fill_ratio, true, 4, fill, sizeof fill));
         }
     }
 }
