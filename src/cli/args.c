@@ -157,11 +157,18 @@ static void integer_error(const char *opt, const char *s, bool parsed, uint64_t 
         char *end;
         errno = 0;
         const double d = strtod(s, &end);
-        /* -5 and 1e30 are out of range; a whole double inside it only rounded to an integer
-         * (1.00000000000000001e3), which the exact parse refused: not an integer, as 2.5 */
-        if (end != s && *end == '\0' && isfinite(d))
-            what = d == floor(d) && (d < (double)min || d > (double)max) ? "is out of range"
-                                                                         : "is not an integer";
+        /* -5, 1e30 and 1e999999 (past a double: infinity with ERANGE; "inf" itself is no
+         * number) are out of range; a whole double inside it only rounded to an integer
+         * (1.00000000000000001e3), which the exact parse refused: not an integer, as 2.5 and an
+         * underflow to 0 are. (double)UINT64_MAX rounds up to 2^64, so 2^64 is tested apart. */
+        if (end != s && *end == '\0') {
+            const bool whole = isfinite(d) && d == floor(d) && !(errno == ERANGE && d == 0);
+            if ((isinf(d) && errno == ERANGE) ||
+                (whole && (d < (double)min || d > (double)max || d >= 0x1p64)))
+                what = "is out of range";
+            else if (isfinite(d))
+                what = "is not an integer";
+        }
     }
     cli_usage_error("%s: '%s'%s %s (expected an integer from %llu to %llu)", opt, s ? s : "",
                     value, what, (unsigned long long)min, (unsigned long long)max);

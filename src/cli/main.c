@@ -297,8 +297,14 @@ int main(int argc, char **argv)
         return cli_flush_stdout();
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        /* "kernel here: none" and status 0 under a bad BLOOMLINE_KERNEL read as if the variable
+         * were fine: the version line, then the variable's error, as every command gives */
         const char *k = bl_kernel_name();
         printf("bloomline %s (kernel here: %s)\n", BLOOMLINE_VERSION_STRING, k ? k : "none");
+        if (check_kernel_variable() != 0) {
+            (void)cli_flush_stdout();
+            return CLI_EXIT_ERROR;
+        }
         return cli_flush_stdout();
     }
     if (strcmp(cmd, "help") == 0) {

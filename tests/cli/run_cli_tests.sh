@@ -102,6 +102,8 @@ for c in build add remove query info merge intersect export import; do
     check "$c --help text" grep -q "usage: bloomline $c" out
 done
 expect_status "--version" 0 "$B" --version
+BLOOMLINE_KERNEL=bogus expect_error "--version under a bad BLOOMLINE_KERNEL" \
+    "BLOOMLINE_KERNEL=bogus: no such kernel" "$B" --version
 # An extra word after these was ignored, as if not typed
 expect_error "--version with an extra word" "unexpected argument 'extra' after '--version'" \
     "$B" --version extra
@@ -1228,6 +1230,13 @@ expect_error "bad -n" "'12x' is not a valid number" "$B" build -n 12x -o x.blf p
 # A number outside the range is told from one that is no integer and from no number at all
 expect_error "negative -n" "'-5' is out of range" "$B" build -n -5 -o x.blf pos.txt
 expect_error "-n past 2^64" "'1e30' is out of range" "$B" build -n 1e30 -o x.blf pos.txt
+expect_error "-n past a double" "'1e999999' is out of range" \
+    "$B" build -n 1e999999 -o x.blf pos.txt
+expect_error "--seed 2^64" "--seed: '18446744073709551616' is out of range" \
+    "$B" build --seed 18446744073709551616 -o x.blf pos.txt
+expect_error "-n inf" "'inf' is not a valid number" "$B" build -n inf -o x.blf pos.txt
+expect_error "-n underflowing" "'1e-999999' is not an integer" \
+    "$B" build -n 1e-999999 -o x.blf pos.txt
 expect_error "-p 1" "-p: '1' is out of range (expected (0, 1))" "$B" build -p 1 -o x.blf pos.txt
 expect_error "-p underflowing" "-p: '1e-400' is out of range" "$B" build -p 1e-400 -o x.blf pos.txt
 expect_error "-p not a number" "-p: 'abc' is not a valid number" "$B" build -p abc -o x.blf pos.txt
