@@ -447,7 +447,9 @@ BL_API bl_status bl_save(const bl_filter *filter, const char *path);
 /* Write the file format (bl_serialize's bytes) to fd from its current position, in order, with
  * no copy of the filter: for pipes, sockets and standard output. Not atomic: a failed write
  * (BL_E_IO, errno set) leaves part of the bytes written. A non-blocking fd must be writable
- * without EAGAIN, which is BL_E_IO here. */
+ * without EAGAIN, which is BL_E_IO here. A pipe or socket whose reader has gone raises SIGPIPE,
+ * which kills by default (the library leaves signals to the program): a process that ignores it
+ * (as the command does) gets BL_E_IO with errno EPIPE. The same holds for bl_export_fd. */
 BL_API bl_status bl_save_fd(const bl_filter *filter, int fd);
 /* Load into memory (mutable); verifies both checksums. */
 BL_API bl_status bl_load(bl_filter **out, const char *path);

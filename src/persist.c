@@ -482,17 +482,22 @@ bl_status bl_verify(const bl_filter *filter)
     uint8_t hdr[BL_FORMAT_HEADER_BYTES];
     memcpy(hdr, base, sizeof hdr);
     bl_format_header h;
-    bl_status st = bl_format_decode_header(hdr, sizeof hdr, len, &h);
-    if (st == BL_OK)
-        st = bl_format_decode_table(&h, base + BL_FORMAT_HEADER_BYTES, len);
+    /* The header is judged on its own first (no file length to hold it to): a sound header of
+     * another size is a rewrite, not the truncated or overlong file that the length checks
+     * against the mapping would call it. */
+    bl_status st = bl_format_decode_header(hdr, sizeof hdr, UINT64_MAX, &h);
     if (st != BL_OK)
         return st;
     /* Rewritten in place with another filter, the file's checksums hold for its new bytes, but
      * the object still probes with the old geometry, k and seed (its stages at the old offsets),
      * which would give false negatives. Counts may differ: they do not change answers. */
     const size_t nstages = filter->layout == BL_LAYOUT_SCALABLE ? filter->nstages : 1;
-    if (h.layout != filter->layout || h.seed != filter->seed || h.nstages != nstages)
+    if (h.layout != filter->layout || h.seed != filter->seed || h.nstages != nstages ||
+        h.file_size != len)
         return BL_E_MISMATCH;
+    st = bl_format_decode_table(&h, base + BL_FORMAT_HEADER_BYTES, len);
+    if (st != BL_OK)
+        return st;
     (void)madvise(filter->map_base, len, MADV_SEQUENTIAL);
     uint64_t end = bl_format_prefix_bytes(h.nstages);
     for (uint32_t i = 0; st == BL_OK && i < h.nstages; i++) {

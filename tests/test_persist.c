@@ -338,6 +338,21 @@ static void test_verify_file_rewritten_under_mapping(void **state)
         missed += !ft_has_key(m, 22, i);
     assert_true(missed > 0);
     assert_int_equal(bl_verify(m), BL_E_MISMATCH);
+
+    /* Another size, smaller (the old file's tail left behind it) or larger: a rewrite too, not
+     * a truncated file nor one with trailing bytes. */
+    for (uint64_t lines = 32; lines <= 128; lines += 96) {
+        bl_filter *c = NULL;
+        assert_int_equal(bl_create_geometry(&c, BL_LAYOUT_BLOCKED, lines * 512, 7, 1, 0, NULL),
+                         BL_OK);
+        assert_int_equal(bl_save(c, other), BL_OK);
+        assert_int_equal(bl_save(a, path), BL_OK);
+        bl_free(m);
+        assert_int_equal(bl_map(&m, path), BL_OK);
+        overwrite_in_place(path, other);
+        assert_int_equal(bl_verify(m), BL_E_MISMATCH);
+        bl_free(c);
+    }
     bl_free(m);
     bl_free(a);
     bl_free(b);
