@@ -162,12 +162,13 @@ static void integer_error(const char *opt, const char *s, bool parsed, uint64_t 
          * (1.00000000000000001e3), which the exact parse refused: not an integer, as 2.5 and an
          * underflow to 0 are. (double)UINT64_MAX rounds up to 2^64, so 2^64 is tested apart. */
         if (end != s && *end == '\0') {
-            const bool whole = isfinite(d) && d == floor(d) && !(errno == ERANGE && d == 0);
-            if ((isinf(d) && errno == ERANGE) ||
-                (whole && (d < (double)min || d > (double)max || d >= 0x1p64)))
+            if (isinf(d) && errno == ERANGE)
                 what = "is out of range";
             else if (isfinite(d))
-                what = "is not an integer";
+                what = errno != ERANGE && d == floor(d) &&
+                               (d < (double)min || d > (double)max || d >= 0x1p64)
+                           ? "is out of range"
+                           : "is not an integer";
         }
     }
     cli_usage_error("%s: '%s'%s %s (expected an integer from %llu to %llu)", opt, s ? s : "",
