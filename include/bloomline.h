@@ -107,7 +107,8 @@ typedef enum bl_hash_scheme {
 
 /* Creation parameters. Initialise with bl_params_init, then set what you need. */
 typedef struct bl_params {
-    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow */
+    size_t struct_size;      /* sizeof(bl_params), set by bl_params_init: lets the struct grow
+                                at its end (a smaller size: BL_E_INVALID) */
     bl_layout layout;        /* default BL_LAYOUT_BLOCKED */
     uint64_t expected_keys;  /* n: the number of distinct keys the filter is designed for
                                 (scalable: the first stage's; 0 there picks 65536) */
@@ -127,8 +128,8 @@ typedef struct bl_params {
                                 or else the best */
     double growth;           /* scalable: each stage this many times larger (default 2). Near
                                 1 a chain opens a stage every key or two, each at a tighter
-                                rate: growth 1.0067 with tightening 0.19 made 42 stages, 8.5 GB
-                                of payload, for 84 keys */
+                                rate: growth 1.0067 with tightening 0.19 (first stage 1 key,
+                                p = 0.01) made 42 stages, 6 GB of payload, for 84 keys */
     double tightening;       /* scalable: each stage's rate is this times the previous
                                 (default 0.5). Smaller values make later stages dear fast, as
                                 blocked lines need ever more bits at tiny rates: after 10 stages
@@ -164,9 +165,10 @@ typedef struct bl_filter bl_filter;
  * Time: the first blocked or counting filter a process sizes fills that layout's model table
  * (about 60 million instructions: 20-50 ms measured on a busy 2-core Zen 3 guest, against 1.4 ms
  * for a second create), once per process; a latency-bound program can create a small filter at
- * start-up to pay it there. Opening or describing a filter fills only its own k's row (under a
- * million instructions: `bloomline info` takes 0.83 million in all). Threads that create at once
- * fill the table once. */
+ * start-up to pay it there. Opening or describing a filter fills only its own k's row, which
+ * costs more as k grows: `bloomline info` takes 0.5 million instructions in all at k = 1, 1.4
+ * million at k = 7 and 18 million at k = 16 (callgrind). Threads that create at once fill the
+ * table once. */
 BL_API bl_status bl_create(bl_filter **out, const bl_params *params);
 /* As bl_create, but exactly `bits` in size (rounded up to the layout's unit, as
  * bl_create_geometry does; e.g. a power-of-two Parquet bitset) for params->expected_keys keys,
@@ -209,7 +211,9 @@ BL_API bl_status bl_clear(bl_filter *filter);
  * grows no further than its first stage that can hold all the distinct keys: with growth 2
  * (the default) or more, one stage more than the same keys once each; nearer 1, more (growth
  * 1.1: 26 stages where 8 hold the keys once each). The chain is the same however the keys are
- * split into calls. */
+ * split into calls.
+ * Errors: BL_E_INVALID for a NULL filter or a NULL key with len != 0, BL_E_READ_ONLY for a mapped
+ * filter; a scalable chain that cannot open its next stage: BL_E_TOO_LARGE or BL_E_NOMEM. */
 BL_API bl_status bl_add(bl_filter *filter, const void *key, size_t len);
 BL_API bl_status bl_add_u64(bl_filter *filter, uint64_t key);
 BL_API bl_status bl_add_hash(bl_filter *filter, uint64_t hash);
@@ -225,13 +229,14 @@ BL_API bool bl_contains_hash(const bl_filter *filter, uint64_t hash);
 BL_API uint64_t bl_hash(const bl_filter *filter, const void *key, size_t len);
 BL_API uint64_t bl_hash_u64(const bl_filter *filter, uint64_t key);
 
-/* Start fetching the memory that a query or add of this hash (bl_hash, bl_hash_u64) will read:
- * its line (blocked, counting), its block (sbbf), its probes' words (classic), its line in each
- * stage (scalable). For callers whose keys come one at a time and cannot be batched: hash the
- * key as it arrives, prefetch, and query or add its hash some dozens of keys later, so that
- * DRAM's latency passes while other keys are handled, as in the batched calls (bench_parts,
- * docs/BENCHMARKS.md). A hint only: it changes nothing and gives no answer; a NULL filter is
- * ignored. Safe wherever a query is. */
+/* Start fetching the memory that a query or add of this hash (bl_hash, bl_hash_u64) will read: its
+ * line (blocked, counting), its block (sbbf), its probes' words (classic), its line in each stage
+ * (scalable). For callers whose keys come one at a time and cannot be batched: hash the key as it
+ * arrives, prefetch, and query or add its hash some dozens of keys later, so that DRAM's latency
+ * passes while other keys are handled, as in the batched calls (bench_parts, docs/BENCHMARKS.md).
+ * Not for classic filters whose keys come through bl_add or bl_add_u64: there bl_hash does not
+ * stand for the key (see bl_hash), and the hash's query would miss keys. A hint only: it changes
+ * nothing and gives no answer; a NULL filter is ignored. Safe wherever a query is. */
 BL_API void bl_prefetch_hash(const bl_filter *filter, uint64_t hash);
 
 /* Batched calls: hashing, prefetching and probing are pipelined, so these are several times
@@ -284,7 +289,8 @@ BL_API bl_status bl_hash_part(const bl_filter *filter, uint64_t hash, unsigned p
  * when the key was provably never added; saturated counters are never decremented. Remove only
  * keys that were added (and no more often): a key never added that the filter answers yes to (a
  * false positive, at rate current_fpp) cannot be told from one that was, so its remove succeeds
- * and decrements counters that added keys share, and those keys may then answer no. */
+ * and decrements counters that added keys share, and those keys may then answer no.
+ * Errors as bl_add's; other layouts: BL_E_UNSUPPORTED. */
 BL_API bl_status bl_remove(bl_filter *filter, const void *key, size_t len);
 BL_API bl_status bl_remove_u64(bl_filter *filter, uint64_t key);
 BL_API bl_status bl_remove_hash(bl_filter *filter, uint64_t hash);
@@ -342,8 +348,8 @@ BL_API bool bl_same_identity(const bl_filter *a, const bl_filter *b);
  * An intersection is not the filter of the common keys: bits both filters set for different
  * keys stay set, so it answers yes to more absent keys than a filter built from the common keys
  * would, and its estimated_keys exceeds the common keys (50000 keys each, 10000 common,
- * designed for 100000: 15000 to 19100 estimated). The estimates of a, b and their union give
- * the common keys: est(a) + est(b) - est(a | b) (9900-10100 there).
+ * designed for 100000: 15000 to 19200 estimated). The estimates of a, b and their union give
+ * the common keys: est(a) + est(b) - est(a | b) (9800-10150 there).
  * An intersection's current_fpp rates its fill as if keys had set it: at or above the rate it
  * answers at (blocked and counting 90000 keys each, 10000 common: 1.2x and 1.7x what they
  * measured).
@@ -396,6 +402,7 @@ BL_API bl_status bl_get_info(const bl_filter *filter, bl_info *info);
 /* Scalable layout: describe stage i (0 = oldest). */
 BL_API bl_status bl_get_stage_info(const bl_filter *filter, size_t stage, bl_info *info);
 
+/* "blocked", "sbbf", "classic", "counting", "scalable"; "unknown" for any other value. */
 BL_API const char *bl_layout_name(bl_layout layout);
 /* Parse "blocked", "sbbf", "classic", "counting", "scalable" (BL_E_BAD_LAYOUT for any other). */
 BL_API bl_status bl_layout_from_name(const char *name, bl_layout *layout);
@@ -433,8 +440,8 @@ BL_API unsigned bl_format_version(void);
  * replaced keeps its permissions, and its owner and group where the process may give them (root
  * may; others may keep a group of theirs). A symlink at path is replaced, not followed. A path
  * that is, or links to, anything but a regular file (a directory, a device, a FIFO) is refused
- * with BL_E_IO (errno EISDIR or EINVAL) and left alone: write bl_serialize's bytes into such a
- * stream instead. A process killed during the save leaves the target as it was and the
+ * with BL_E_IO (errno EISDIR or EINVAL) and left alone: write to such a stream with bl_save_fd
+ * instead. A process killed during the save leaves the target as it was and the
  * temporary (its name plus ".<pid>.<n>.tmp") beside it; the bloomline command holds SIGINT,
  * SIGTERM, SIGHUP and SIGQUIT until the save is done. Past a file size limit (RLIMIT_FSIZE) the
  * kernel sends SIGXFSZ, which kills by default: a process that ignores it (as the command does)
@@ -449,7 +456,8 @@ BL_API bl_status bl_save(const bl_filter *filter, const char *path);
  * (BL_E_IO, errno set) leaves part of the bytes written. A non-blocking fd must be writable
  * without EAGAIN, which is BL_E_IO here. A pipe or socket whose reader has gone raises SIGPIPE,
  * which kills by default (the library leaves signals to the program): a process that ignores it
- * (as the command does) gets BL_E_IO with errno EPIPE. The same holds for bl_export_fd. */
+ * gets BL_E_IO with errno EPIPE. The same holds for bl_export_fd. (The bloomline command does not
+ * ignore it: like other tools in a pipeline, it ends by SIGPIPE, status 141.) */
 BL_API bl_status bl_save_fd(const bl_filter *filter, int fd);
 /* Load into memory (mutable); verifies both checksums. */
 BL_API bl_status bl_load(bl_filter **out, const char *path);
