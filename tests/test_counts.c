@@ -145,12 +145,46 @@ static void test_info_fill(void **state)
     }
 }
 
+/* bl_get_info takes a blocked filter whose set bits all come in whole nibbles for a frozen
+ * counting filter (a quarter of its bits are counters). Two payloads are not frozen: a full one
+ * (a freeze never fills every counter; estimated as frozen it would count fewer keys than with
+ * a bit clear), and nibbles of 3 bits (0xB), which must read as any 3-bit nibbles do (0x7). */
+static void test_frozen_detection(void **state)
+{
+    (void)state;
+    bl_filter *f = NULL, *g = NULL;
+    assert_int_equal(bl_create_geometry(&f, BL_LAYOUT_BLOCKED, 64 * 512, 7, 1, 0, NULL), BL_OK);
+    assert_int_equal(bl_create_geometry(&g, BL_LAYOUT_BLOCKED, 64 * 512, 7, 1, 0, NULL), BL_OK);
+    bl_info full, near;
+    memset(f->data, 0xff, f->nbytes);
+    assert_int_equal(bl_get_info(f, &full), BL_OK);
+    f->data[0] = 0xfe;
+    assert_int_equal(bl_get_info(f, &near), BL_OK);
+    if (!(full.estimated_keys >= near.estimated_keys && full.current_fpp >= near.current_fpp))
+        fail_msg("full: %.1f keys, rate %g; one bit clear: %.1f keys, rate %g",
+                 full.estimated_keys, full.current_fpp, near.estimated_keys, near.current_fpp);
+
+    memset(f->data, 0, f->nbytes);
+    memset(f->data, 0xbb, f->nbytes / 2);
+    memset(g->data, 0x77, g->nbytes / 2);
+    bl_info b, seven;
+    assert_int_equal(bl_get_info(f, &b), BL_OK);
+    assert_int_equal(bl_get_info(g, &seven), BL_OK);
+    if (!(b.fill_ratio == seven.fill_ratio && b.estimated_keys == seven.estimated_keys &&
+          b.current_fpp == seven.current_fpp))
+        fail_msg("0xbb: %.1f keys, rate %g; 0x77: %.1f keys, rate %g", b.estimated_keys,
+                 b.current_fpp, seven.estimated_keys, seven.current_fpp);
+    bl_free(f);
+    bl_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_info_fill),
+        cmocka_unit_test(test_frozen_detection),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

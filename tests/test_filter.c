@@ -352,6 +352,25 @@ static void test_union_count_saturates(void **state)
     }
 }
 
+/* A union with a filter whose count is unknown (an import) has an unknown count. */
+static void test_union_keys_unknown(void **state)
+{
+    (void)state;
+    const bl_layout layouts[] = {BL_LAYOUT_BLOCKED, BL_LAYOUT_SCALABLE};
+    for (size_t l = 0; l < BL_ARRAY_LEN(layouts); l++) {
+        bl_filter *a = tu_create(layouts[l], 1000, 0.01, NULL);
+        bl_filter *b = tu_create(layouts[l], 1000, 0.01, NULL);
+        assert_int_equal(bl_add_u64(a, 1), BL_OK);
+        b->keys_known = false;
+        assert_int_equal(bl_union(a, b), BL_OK);
+        bl_info info;
+        assert_int_equal(bl_get_info(a, &info), BL_OK);
+        assert_false(info.keys_known);
+        bl_free(a);
+        bl_free(b);
+    }
+}
+
 /* Adds hold keys_added at UINT64_MAX too (a loaded count may be near it); it wrapped to a few. */
 static void test_add_count_saturates(void **state)
 {
@@ -1016,6 +1035,7 @@ int main(void)
         cmocka_unit_test(test_over_4g_bits),
         cmocka_unit_test(test_create_exact_bits),
         cmocka_unit_test(test_union_count_saturates),
+        cmocka_unit_test(test_union_keys_unknown),
         cmocka_unit_test(test_add_count_saturates),
         cmocka_unit_test(test_add_counts_each_key),
         cmocka_unit_test(test_invalid_parameters),

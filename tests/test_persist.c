@@ -109,6 +109,9 @@ static void test_save_load_map_every_layout(void **state)
         assert_int_equal(bl_add(mapped, "x", 1), BL_E_READ_ONLY);
         assert_int_equal(bl_add_u64(mapped, 5), BL_E_READ_ONLY);
         assert_int_equal(bl_clear(mapped), BL_E_READ_ONLY);
+        /* set operations write into dst: a mapping is refused, whatever the layout */
+        assert_int_equal(bl_union(mapped, loaded), BL_E_READ_ONLY);
+        assert_int_equal(bl_intersect(mapped, loaded), BL_E_READ_ONLY);
         assert_int_equal(bl_verify(mapped), BL_OK);
         assert_int_equal(bl_verify(loaded), BL_OK);
         assert_int_equal(bl_clone(&copy, mapped), BL_OK);
@@ -314,11 +317,8 @@ static void test_verify_file_rewritten_under_mapping(void **state)
     path_in(other, sizeof other, "rewriter.blf");
     bl_filter *a = NULL, *b = NULL, *m = NULL;
     assert_int_equal(bl_create_geometry(&a, BL_LAYOUT_BLOCKED, 64 * 512, 7, 1, 0, NULL), BL_OK);
-    assert_int_equal(bl_create_geometry(&b, BL_LAYOUT_BLOCKED, 64 * 512, 7, 2, 0, NULL), BL_OK);
-    for (uint64_t i = 0; i < 200; i++) {
+    for (uint64_t i = 0; i < 200; i++)
         assert_int_equal(ft_add_key(a, 21, i), BL_OK);
-        assert_int_equal(ft_add_key(b, 22, i), BL_OK);
-    }
     assert_int_equal(bl_save(a, path), BL_OK);
     assert_int_equal(bl_map(&m, path), BL_OK);
     assert_int_equal(bl_verify(m), BL_OK);
@@ -330,14 +330,34 @@ static void test_verify_file_rewritten_under_mapping(void **state)
     assert_int_equal(bl_verify(m), BL_OK);
     assert_true(ft_has_key(m, 21, 200));
 
-    /* Another seed: the mapped object misses b's keys, so the mapping no longer matches it. */
-    assert_int_equal(bl_save(b, other), BL_OK);
-    overwrite_in_place(path, other);
-    uint64_t missed = 0;
-    for (uint64_t i = 0; i < 200; i++)
-        missed += !ft_has_key(m, 22, i);
-    assert_true(missed > 0);
-    assert_int_equal(bl_verify(m), BL_E_MISMATCH);
+    /* Another seed, another k, another layout of the same size: the mapped object misses the
+     * new file's keys, so the mapping no longer matches it (a check of k or layout dropped
+     * would say BL_OK over those false negatives). */
+    const struct {
+        bl_layout layout;
+        unsigned k;
+        uint64_t seed;
+    } rewriters[] = {
+        {BL_LAYOUT_BLOCKED, 7, 2}, {BL_LAYOUT_BLOCKED, 6, 1}, {BL_LAYOUT_COUNTING, 7, 1}};
+    for (size_t r = 0; r < sizeof rewriters / sizeof rewriters[0]; r++) {
+        bl_free(b);
+        b = NULL;
+        assert_int_equal(bl_create_geometry(&b, rewriters[r].layout, 64 * 512, rewriters[r].k,
+                                            rewriters[r].seed, 0, NULL),
+                         BL_OK);
+        for (uint64_t i = 0; i < 200; i++)
+            assert_int_equal(ft_add_key(b, 22, i), BL_OK);
+        assert_int_equal(bl_save(b, other), BL_OK);
+        assert_int_equal(bl_save(a, path), BL_OK);
+        bl_free(m);
+        assert_int_equal(bl_map(&m, path), BL_OK);
+        overwrite_in_place(path, other);
+        uint64_t missed = 0;
+        for (uint64_t i = 0; i < 200; i++)
+            missed += !ft_has_key(m, 22, i);
+        assert_true(missed > 0);
+        assert_int_equal(bl_verify(m), BL_E_MISMATCH);
+    }
 
     /* Another size, smaller (the old file's tail left behind it) or larger: a rewrite too, not
      * a truncated file nor one with trailing bytes. */
@@ -357,6 +377,56 @@ static void test_verify_file_rewritten_under_mapping(void **state)
     bl_free(m);
     bl_free(a);
     bl_free(b);
+}
+
+/* Flip one byte of a file in place (a mapping of it sees the change). */
+static void flip_in_place(const char *path, off_t at)
+{
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    uint8_t byte;
+    assert_int_equal(pread(fd, &byte, 1, at), 1);
+    byte ^= 1;
+    assert_int_equal(pwrite(fd, &byte, 1, at), 1);
+    close(fd);
+}
+
+/* A mapped file damaged in place after bl_map: bl_verify reads the header and the stage table
+ * again and reports the damage as a load would, not BL_OK nor a mismatch. */
+static void test_verify_file_damaged_under_mapping(void **state)
+{
+    (void)state;
+    char path[512];
+    path_in(path, sizeof path, "damaged.blf");
+    bl_filter *a = ft_make_filled(BL_LAYOUT_BLOCKED, 7, 200, false);
+    const struct {
+        off_t at;
+        bl_status want;
+    } cases[] = {
+        {BL_FH_MAGIC, BL_E_BAD_MAGIC},
+        {BL_FH_VERSION, BL_E_BAD_VERSION},
+        {BL_FH_KEYS, BL_E_HEADER_CHECKSUM},
+        {BL_FH_HEADER_CHECKSUM, BL_E_HEADER_CHECKSUM},
+        /* the stage table, fields bl_verify does not compare with the mapped object itself */
+        {BL_FORMAT_HEADER_BYTES + BL_FS_KEYS, BL_E_HEADER_CHECKSUM},
+        {BL_FORMAT_HEADER_BYTES + BL_FS_DESIGN_FPP, BL_E_HEADER_CHECKSUM},
+        {BL_FORMAT_HEADER_BYTES + BL_FS_RESERVED1, BL_E_HEADER_CHECKSUM},
+        /* the zero padding between the table and the payload */
+        {BL_FORMAT_HEADER_BYTES + BL_FORMAT_STAGE_BYTES + 100, BL_E_HEADER_CHECKSUM},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bl_filter *m = NULL;
+        assert_int_equal(bl_save(a, path), BL_OK);
+        assert_int_equal(bl_map(&m, path), BL_OK);
+        assert_int_equal(bl_verify(m), BL_OK);
+        flip_in_place(path, cases[i].at);
+        bl_status st = bl_verify(m);
+        if (st != cases[i].want)
+            fail_msg("byte %lld flipped: %s, want %s", (long long)cases[i].at, bl_strerror(st),
+                     bl_strerror(cases[i].want));
+        bl_free(m);
+    }
+    bl_free(a);
 }
 
 /* ---- Failed saves ------------------------------------------------------------------------------- */
@@ -906,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_corrupt_chain_padding),
         cmocka_unit_test(test_verify_file_rewritten_under_mapping),
+        cmocka_unit_test(test_verify_file_damaged_under_mapping),
         cmocka_unit_test(test_save_errors),
         cmocka_unit_test(test_save_long_name),
         cmocka_unit_test(test_save_disk_full_keeps_old_file),

@@ -413,6 +413,41 @@ static void test_invalid(void **state)
     assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, 10, INFINITY, &bits, &k), BL_E_INVALID);
 }
 
+/* Edges of the size search and of the classic model that sizing rests on, each pinned. */
+static void test_sizing_edges(void **state)
+{
+    (void)state;
+    uint64_t bits = 0;
+    unsigned k = 0;
+    /* First of equals: where every k rates 1, the smallest k is chosen. */
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_BLOCKED, 1000000, 0.001, &bits, &k), BL_OK);
+    assert_int_equal(k, 1);
+    assert_int_equal(bl_size_for_bits_per_key(BL_LAYOUT_CLASSIC, 1000000, 0.001, &bits, &k), BL_OK);
+    assert_int_equal(k, 1);
+    assert_int_equal(bl_best_k_for_bits(BL_LAYOUT_BLOCKED, 512, 1000000, &k), BL_OK);
+    assert_int_equal(k, 1);
+    /* sbbf rounds up to a power of two up to and including Parquet's 128 MiB. */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_SBBF, 100000000, 0.01, &bits, &k), BL_OK);
+    assert_true(bits == (UINT64_C(128) << 20) * 8);
+    /* Classic searches k past 32 when the rate needs it. */
+    assert_int_equal(bl_size_for_fpp(BL_LAYOUT_CLASSIC, 1000, 1e-15, &bits, &k), BL_OK);
+    assert_true(k > 32);
+    /* The classic model's terms for Guava's index arithmetic: at m = 2^v = 2^20 its floor (keys
+     * whose probes h1 + i h2 coincide along the array: at least 2n/m^2 (v/2 + 1)), and at
+     * m = 192 = 3 * 2^6 its odd part. The values are this model's, pinned: dropping the floor
+     * takes the first to 9.1e-9, dropping the odd part moves the second by 1.3%. */
+    const double runs = bl_expected_fpp(BL_LAYOUT_CLASSIC, 1 << 20, 10, 1000);
+    assert_true(fabs(runs / 2.9529998282523154e-08 - 1) < 1e-6);
+    assert_true(runs >= 2.0 * 1000 / ((double)(1 << 20) * (1 << 20)) * (20 / 2.0 + 1));
+    const double odd = bl_expected_fpp(BL_LAYOUT_CLASSIC, 192, 4, 5);
+    assert_true(fabs(odd / 0.0010828932948999173 - 1) < 1e-6);
+    /* Bits are whole units (lines, words) before they are rated. */
+    assert_true(bl_expected_fpp(BL_LAYOUT_BLOCKED, 513, 7, 100) ==
+                bl_expected_fpp(BL_LAYOUT_BLOCKED, 1024, 7, 100));
+    assert_true(bl_expected_fpp(BL_LAYOUT_CLASSIC, 100, 3, 5) ==
+                bl_expected_fpp(BL_LAYOUT_CLASSIC, 128, 3, 5));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_honest_sizing),
         cmocka_unit_test(test_classic_small_filters_honest),
         cmocka_unit_test(test_forced_k),
+        cmocka_unit_test(test_sizing_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1249,6 +1249,11 @@ expect_error "-n just off an integer" "is not an integer" "$B" build -n 1.000000
 expect_status "--seed 1.8e19" 0 "$B" build -n 10 --seed 1.8e19 -o sci.blf part1.txt
 expect_status "-n 2.5e3" 0 "$B" build -n 2.5e3 -o sci.blf part1.txt
 expect_error "-n 2.5e0" "'2.5e0' is not an integer" "$B" build -n 2.5e0 -o x.blf pos.txt
+# below the least value allowed, yet not whole: the fraction is what is wrong with it
+expect_error "-n 0.5" "'0.5' is not an integer" "$B" build -n 0.5 -o x.blf pos.txt
+expect_error "-n -0.5" "'-0.5' is not an integer" "$B" build -n -0.5 -o x.blf pos.txt
+expect_error "-n with a leading blank" "' 5' is not a valid number" \
+    "$B" build -n ' 5' -o x.blf pos.txt
 expect_error "bad -p" "-p" "$B" build -p 1.5 -o x.blf pos.txt
 expect_error "zero -p" "-p" "$B" build -p 0 -o x.blf pos.txt
 expect_error "bad -b" "-b" "$B" build -b abc -o x.blf pos.txt
