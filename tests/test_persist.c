@@ -307,8 +307,9 @@ static void overwrite_in_place(const char *path, const char *from)
     free(bytes);
 }
 
-/* A mapped file rewritten in place with another filter of the same size: every checksum holds,
- * but the mapped object still probes with the old seed, so bl_verify must not call it sound. */
+/* A mapped file rewritten in place with another filter: every checksum holds, but the mapped
+ * object still probes with its old layout, size, k and seed, so bl_verify must not call it
+ * sound. */
 static void test_verify_file_rewritten_under_mapping(void **state)
 {
     (void)state;
@@ -332,18 +333,22 @@ static void test_verify_file_rewritten_under_mapping(void **state)
 
     /* Another seed, another k, another layout of the same size: the mapped object misses the
      * new file's keys, so the mapping no longer matches it (a check of k or layout dropped
-     * would say BL_OK over those false negatives). */
+     * would say BL_OK over those false negatives). Another size, smaller (the old file's tail
+     * left behind it) or larger: a rewrite too, not a truncated file nor one with trailing
+     * bytes. */
     const struct {
         bl_layout layout;
+        uint64_t lines;
         unsigned k;
         uint64_t seed;
-    } rewriters[] = {
-        {BL_LAYOUT_BLOCKED, 7, 2}, {BL_LAYOUT_BLOCKED, 6, 1}, {BL_LAYOUT_COUNTING, 7, 1}};
-    for (size_t r = 0; r < sizeof rewriters / sizeof rewriters[0]; r++) {
+    } rewriters[] = {{BL_LAYOUT_BLOCKED, 64, 7, 2},  {BL_LAYOUT_BLOCKED, 64, 6, 1},
+                     {BL_LAYOUT_COUNTING, 64, 7, 1}, {BL_LAYOUT_BLOCKED, 32, 7, 1},
+                     {BL_LAYOUT_BLOCKED, 128, 7, 1}};
+    for (size_t r = 0; r < BL_ARRAY_LEN(rewriters); r++) {
         bl_free(b);
         b = NULL;
-        assert_int_equal(bl_create_geometry(&b, rewriters[r].layout, 64 * 512, rewriters[r].k,
-                                            rewriters[r].seed, 0, NULL),
+        assert_int_equal(bl_create_geometry(&b, rewriters[r].layout, rewriters[r].lines * 512,
+                                            rewriters[r].k, rewriters[r].seed, 0, NULL),
                          BL_OK);
         for (uint64_t i = 0; i < 200; i++)
             assert_int_equal(ft_add_key(b, 22, i), BL_OK);
@@ -352,43 +357,17 @@ static void test_verify_file_rewritten_under_mapping(void **state)
         bl_free(m);
         assert_int_equal(bl_map(&m, path), BL_OK);
         overwrite_in_place(path, other);
-        uint64_t missed = 0;
-        for (uint64_t i = 0; i < 200; i++)
-            missed += !ft_has_key(m, 22, i);
-        assert_true(missed > 0);
+        if (rewriters[r].lines == 64) { /* the mapped object reads the new payload whole */
+            uint64_t missed = 0;
+            for (uint64_t i = 0; i < 200; i++)
+                missed += !ft_has_key(m, 22, i);
+            assert_true(missed > 0);
+        }
         assert_int_equal(bl_verify(m), BL_E_MISMATCH);
-    }
-
-    /* Another size, smaller (the old file's tail left behind it) or larger: a rewrite too, not
-     * a truncated file nor one with trailing bytes. */
-    const uint64_t other_lines[] = {32, 128};
-    for (size_t i = 0; i < sizeof other_lines / sizeof other_lines[0]; i++) {
-        bl_filter *c = NULL;
-        assert_int_equal(
-            bl_create_geometry(&c, BL_LAYOUT_BLOCKED, other_lines[i] * 512, 7, 1, 0, NULL), BL_OK);
-        assert_int_equal(bl_save(c, other), BL_OK);
-        assert_int_equal(bl_save(a, path), BL_OK);
-        bl_free(m);
-        assert_int_equal(bl_map(&m, path), BL_OK);
-        overwrite_in_place(path, other);
-        assert_int_equal(bl_verify(m), BL_E_MISMATCH);
-        bl_free(c);
     }
     bl_free(m);
     bl_free(a);
     bl_free(b);
-}
-
-/* Flip one byte of a file in place (a mapping of it sees the change). */
-static void flip_in_place(const char *path, off_t at)
-{
-    int fd = open(path, O_RDWR);
-    assert_true(fd >= 0);
-    uint8_t byte;
-    assert_int_equal(pread(fd, &byte, 1, at), 1);
-    byte ^= 1;
-    assert_int_equal(pwrite(fd, &byte, 1, at), 1);
-    close(fd);
 }
 
 /* A mapped file damaged in place after bl_map: bl_verify reads the header and the stage table
@@ -400,7 +379,7 @@ static void test_verify_file_damaged_under_mapping(void **state)
     path_in(path, sizeof path, "damaged.blf");
     bl_filter *a = ft_make_filled(BL_LAYOUT_BLOCKED, 7, 200, false);
     const struct {
-        off_t at;
+        uint64_t at;
         bl_status want;
     } cases[] = {
         {BL_FH_MAGIC, BL_E_BAD_MAGIC},
@@ -414,16 +393,16 @@ static void test_verify_file_damaged_under_mapping(void **state)
         /* the zero padding between the table and the payload */
         {BL_FORMAT_HEADER_BYTES + BL_FORMAT_STAGE_BYTES + 100, BL_E_HEADER_CHECKSUM},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < BL_ARRAY_LEN(cases); i++) {
         bl_filter *m = NULL;
         assert_int_equal(bl_save(a, path), BL_OK);
         assert_int_equal(bl_map(&m, path), BL_OK);
         assert_int_equal(bl_verify(m), BL_OK);
-        flip_in_place(path, cases[i].at);
+        poke(path, cases[i].at, 0x01); /* the mapping sees it: a shared file page */
         bl_status st = bl_verify(m);
         if (st != cases[i].want)
-            fail_msg("byte %lld flipped: %s, want %s", (long long)cases[i].at, bl_strerror(st),
-                     bl_strerror(cases[i].want));
+            fail_msg("byte %llu flipped: %s, want %s", (unsigned long long)cases[i].at,
+                     bl_strerror(st), bl_strerror(cases[i].want));
         bl_free(m);
     }
     bl_free(a);
