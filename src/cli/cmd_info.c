@@ -59,6 +59,27 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* The text form is one field per line, so a control byte in a file name (a newline, an escape
+ * sequence) must not reach the terminal raw: it would forge a line or move the cursor. Such bytes
+ * and the backslash print as C escapes (\\n, \\t, \\xHH, \\\\); other bytes, UTF-8 included, as
+ * they are. */
+static void text_path(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\\')
+            fputs("\\\\", stdout);
+        else if (*p == '\n')
+            fputs("\\n", stdout);
+        else if (*p == '\t')
+            fputs("\\t", stdout);
+        else if (*p < 0x20 || *p == 0x7f)
+            printf("\\x%02x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('\n');
+}
+
 /* A full filter has no estimate, only a floor (bl_info.estimated_keys); a chain's is the sum of
  * its stages', so one full stage makes it a floor too. */
 static bool estimate_is_floor(const bl_info *in, const bl_filter *f)
@@ -145,7 +166,8 @@ static const char *number_text(double v, bool fixed, int digits, char *buf, size
 static void print_text(const char *path, const bl_info *in, const char *here, const bl_filter *f)
 {
     char rate[32], fill[32];
-    printf("file:                %s\n", path);
+    fputs("file:                ", stdout);
+    text_path(path);
     printf("format version:      %u\n", bl_format_version()); /* the only one it reads */
     printf("layout:              %s\n", in->layout_name);
     printf("size:                %llu bits, %zu bytes (%llu %s)\n", (unsigned long long)in->bits,

@@ -781,6 +781,16 @@ expect_status "info --json, a name to escape" 0 "$B" info --json "$jname"
 check "json name: escapes, a 4-byte character, 8 bad bytes" \
     grep -qF $'"file": "k\\"\\\\\\u0009\xf0\x9f\x98\x80\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd.blf",' out
 rm -f "$jname"
+# The text form is a line per field: a newline, an escape byte or a backslash in the name prints
+# as a C escape, so the name cannot forge a line ("keys added: ...") or drive the terminal; UTF-8
+# prints as it is. Raw, this name made two lines of the "file:" field.
+tname=$'t\nkeys added: 1\e[2J\\\x7f\xc3\xa9.blf'
+cp f.blf "$tname"
+expect_status "info, a name with control bytes" 0 "$B" info "$tname"
+check "info name: C escapes, one line" \
+    grep -qxF $'file:                t\\nkeys added: 1\\x1b[2J\\\\\\x7f\xc3\xa9.blf' out
+check "info name: no forged line" test "$(grep -c '^keys added:' out)" = 1
+rm -f "$tname"
 
 # ---- merge and intersect ----------------------------------------------------------------------------
 "$B" build -n 20000 -p 1e-6 -o m1.blf part1.txt
