@@ -316,7 +316,7 @@ static void test_verify_file_rewritten_under_mapping(void **state)
     char path[512], other[512];
     path_in(path, sizeof path, "rewritten.blf");
     path_in(other, sizeof other, "rewriter.blf");
-    bl_filter *a = NULL, *b = NULL, *m = NULL;
+    bl_filter *a = NULL, *m = NULL;
     assert_int_equal(bl_create_geometry(&a, BL_LAYOUT_BLOCKED, 64 * 512, 7, 1, 0, NULL), BL_OK);
     for (uint64_t i = 0; i < 200; i++)
         assert_int_equal(ft_add_key(a, 21, i), BL_OK);
@@ -345,14 +345,14 @@ static void test_verify_file_rewritten_under_mapping(void **state)
                      {BL_LAYOUT_COUNTING, 64, 7, 1}, {BL_LAYOUT_BLOCKED, 32, 7, 1},
                      {BL_LAYOUT_BLOCKED, 128, 7, 1}};
     for (size_t r = 0; r < BL_ARRAY_LEN(rewriters); r++) {
-        bl_free(b);
-        b = NULL;
+        bl_filter *b = NULL;
         assert_int_equal(bl_create_geometry(&b, rewriters[r].layout, rewriters[r].lines * 512,
                                             rewriters[r].k, rewriters[r].seed, 0, NULL),
                          BL_OK);
         for (uint64_t i = 0; i < 200; i++)
             assert_int_equal(ft_add_key(b, 22, i), BL_OK);
         assert_int_equal(bl_save(b, other), BL_OK);
+        bl_free(b);
         assert_int_equal(bl_save(a, path), BL_OK);
         bl_free(m);
         assert_int_equal(bl_map(&m, path), BL_OK);
@@ -367,7 +367,6 @@ static void test_verify_file_rewritten_under_mapping(void **state)
     }
     bl_free(m);
     bl_free(a);
-    bl_free(b);
 }
 
 /* A mapped file damaged in place after bl_map: bl_verify reads the header and the stage table
